@@ -1,0 +1,31 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// One set of settings for every target, so the language mode cannot drift between modules.
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    // Makes `any` explicit for existentials; costs nothing now and is the Swift 7 default.
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "DouyinKit",
+    products: [
+        .library(name: "DouyinKit", targets: ["DouyinKit"]),
+        .library(name: "DouyinModels", targets: ["DouyinModels"]),
+        .executable(name: "douyinkit", targets: ["douyinkit"]),
+    ],
+    targets: [
+        .target(name: "DouyinModels", swiftSettings: swiftSettings),
+        .target(name: "DouyinKit", dependencies: ["DouyinModels"], swiftSettings: swiftSettings),
+        .executableTarget(name: "douyinkit", dependencies: ["DouyinKit"], swiftSettings: swiftSettings),
+        .executableTarget(name: "douyinkit-bench", dependencies: ["DouyinKit"], swiftSettings: swiftSettings),
+        // Test-only helpers (fixture paths, nginx harness, manual clock); never re-exported.
+        .target(name: "DouyinTestSupport", path: "Tests/DouyinTestSupport", swiftSettings: swiftSettings),
+        .testTarget(
+            name: "DouyinModelsTests",
+            dependencies: ["DouyinModels", "DouyinTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

@@ -1,0 +1,14 @@
+import Foundation
+
+/// `douyinkit-bench [suite ...]`: runs the named suites (all when none is named).
+let suites: [String: () throws -> Void] = [
+    "models": ModelsBenchmark.run,
+]
+let requested = CommandLine.arguments.dropFirst()
+for name in requested.isEmpty ? suites.keys.sorted() : Array(requested) {
+    guard let suite = suites[name] else {
+        FileHandle.standardError.write(Data("unknown suite \(name); known: \(suites.keys.sorted().joined(separator: " "))\n".utf8))
+        exit(2)
+    }
+    try suite()
+}

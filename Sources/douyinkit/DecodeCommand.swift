@@ -1,0 +1,38 @@
+import DouyinKit
+import Foundation
+
+/// `douyinkit decode <kind> <file>`: decodes an API response and prints it re-encoded.
+enum DecodeCommand {
+    static let kinds = "user|awemes|comments|groupchats|emotions"
+
+    static func run(_ arguments: [String]) throws {
+        guard arguments.count == 2 else { throw ToolError.usage("usage: douyinkit decode <\(kinds)> <file>") }
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: arguments[1]))
+        } catch {
+            throw ToolError.failed("cannot read \(arguments[1])")
+        }
+        let json = try reencode(kind: arguments[0], data: data)
+        FileHandle.standardOutput.write(json + Data("\n".utf8))
+    }
+
+    /// Decodes `data` as the response kind and encodes it again with the API's keys.
+    static func reencode(kind: String, data: Data) throws -> Data {
+        switch kind {
+        case "user": try roundTrip(APIResponse<User>.self, data)
+        case "awemes": try roundTrip(APIResponse<[Aweme]>.self, data)
+        case "comments": try roundTrip(APIResponse<[Comment]>.self, data)
+        case "groupchats": try roundTrip(APIResponse<[GroupChat]>.self, data)
+        case "emotions": try roundTrip(EmotionTable.self, data)
+        default: throw ToolError.usage("unknown kind \"\(kind)\": expected one of \(kinds)")
+        }
+    }
+
+    private static func roundTrip<T: Codable>(_ type: T.Type, _ data: Data) throws -> Data {
+        let value = try JSONDecoder().decode(type, from: data)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(value)
+    }
+}

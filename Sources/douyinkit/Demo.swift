@@ -1,0 +1,44 @@
+import DouyinKit
+import Foundation
+
+/// `douyinkit demo`: the package's main jobs end to end on Fixtures/, nothing to set up.
+enum Demo {
+    static func run() async throws {
+        let fixtures = try FixturesFolder.locate()
+        try showFeed(fixtures)
+    }
+
+    static func showFeed(_ fixtures: URL) throws {
+        let data = try Data(contentsOf: fixtures.appendingPathComponent("api/feed.json"))
+        let page = try JSONDecoder().decode(APIResponse<[Aweme]>.self, from: data).page()
+        print("== Feed (Fixtures/api/feed.json): \(page.items.count) videos, has_more=\(page.hasMore)")
+        for aweme in page.items {
+            let author = aweme.author?.nickname ?? "uid \(aweme.authorUserID)"
+            let seconds = String(format: "%.1f", aweme.video.durationSeconds)
+            print("  \(author) — \"\(aweme.desc)\"")
+            print("    \(aweme.statistics.diggCount) likes · \(aweme.statistics.commentCount) comments · "
+                + "\(aweme.statistics.shareCount) shares · \(seconds) s · music \"\(aweme.music?.title ?? "none")\"")
+            for extra in aweme.textExtra {
+                if let text = aweme.text(of: extra) { print("    tag: \(text)") }
+            }
+        }
+    }
+}
+
+/// Finds the package's Fixtures/ folder: from the working directory when run by `make demo`,
+/// else from the source tree this binary was built from.
+enum FixturesFolder {
+    static func locate() throws -> URL {
+        let candidates = [
+            URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("Fixtures"),
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("Fixtures"),
+        ]
+        guard let found = candidates.first(where: {
+            FileManager.default.fileExists(atPath: $0.appendingPathComponent("api/feed.json").path)
+        }) else {
+            throw ToolError.failed("cannot find Fixtures/: run the demo from the package root")
+        }
+        return found
+    }
+}

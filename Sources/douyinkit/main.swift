@@ -1,0 +1,25 @@
+import Foundation
+
+/// The tool's entry: the first argument picks the verb, the rest are the verb's own.
+let arguments = Array(CommandLine.arguments.dropFirst())
+let verbs: [String: ([String]) async throws -> Void] = [
+    "demo": { _ in try await Demo.run() },
+    "decode": DecodeCommand.run,
+]
+
+guard let verb = arguments.first, let command = verbs[verb] else {
+    ToolError.usage("""
+    usage: douyinkit <verb> ...
+      demo
+      decode <user|awemes|comments|groupchats|emotions> <file>
+    """).exit()
+}
+do {
+    try await command(Array(arguments.dropFirst()))
+} catch let error as ToolError {
+    error.exit()
+} catch let error as DecodingError {
+    ToolError.failed(error.summary).exit()
+} catch {
+    ToolError.failed("\(error)").exit()
+}

@@ -1,0 +1,44 @@
+import Foundation
+
+/// Paths to the package's own test data under `Fixtures/`.
+public enum Fixtures {
+    /// The package root, found from this file's place in the source tree.
+    public static let packageRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent()  // DouyinTestSupport
+        .deletingLastPathComponent()  // Tests
+        .deletingLastPathComponent()
+
+    /// The URL of a fixture, such as `api/feed.json`.
+    public static func url(_ relativePath: String) -> URL {
+        packageRoot.appendingPathComponent("Fixtures").appendingPathComponent(relativePath)
+    }
+
+    /// The bytes of a fixture; a missing fixture is a test failure, so it throws.
+    public static func data(_ relativePath: String) throws -> Data {
+        try Data(contentsOf: url(relativePath))
+    }
+}
+
+/// The real captured API responses (`../shared/captures`), when this machine has them.
+public enum Captures {
+    /// The captures folder: `$DOUYIN_CAPTURES`, else `../shared/captures` beside the package,
+    /// else the workplace's fixed copy; `nil` when none exists.
+    public static let directory: URL? = {
+        var candidates: [URL] = []
+        if let custom = ProcessInfo.processInfo.environment["DOUYIN_CAPTURES"] {
+            candidates.append(URL(fileURLWithPath: custom))
+        }
+        candidates.append(Fixtures.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/captures"))
+        candidates.append(URL(fileURLWithPath: "/work/shared/captures"))
+        return candidates.first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("awemes.json").path) }
+    }()
+
+    /// Whether the captures are present, for enabling the conformance tests.
+    public static var available: Bool { directory != nil }
+
+    /// The bytes of one capture, such as `variant/awemes.json`.
+    public static func data(_ relativePath: String) throws -> Data {
+        guard let directory else { throw CocoaError(.fileNoSuchFile) }
+        return try Data(contentsOf: directory.appendingPathComponent(relativePath))
+    }
+}
