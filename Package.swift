@@ -27,5 +27,7 @@ let package = Package(
             dependencies: ["DouyinModels", "DouyinTestSupport"],
             swiftSettings: swiftSettings
         ),
+        // Runs the built `douyinkit` binary; depending on it makes SwiftPM build it first.
+        .testTarget(name: "ToolTests", dependencies: ["douyinkit", "DouyinTestSupport"], swiftSettings: swiftSettings),
     ]
 )

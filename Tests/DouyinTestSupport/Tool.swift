@@ -1,0 +1,49 @@
+import Foundation
+
+/// Runs the built `douyinkit` binary, as scripts and other programs use it.
+public enum Tool {
+    /// What one run printed and how it exited.
+    public struct Result: Sendable {
+        /// The exit status.
+        public var status: Int32
+        /// Everything written to stdout.
+        public var stdout: String
+        /// Everything written to stderr.
+        public var stderr: String
+    }
+
+    /// The directory SwiftPM builds products into, found from the running test binary.
+    public static let productsDirectory: URL = {
+        if let bundle = Bundle.allBundles.first(where: { $0.bundlePath.hasSuffix(".xctest") }) {
+            return bundle.bundleURL.deletingLastPathComponent()
+        }
+        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    }()
+
+    /// Runs `douyinkit` with `arguments` in `directory` (the package root by default) and waits.
+    public static func run(_ arguments: [String], in directory: URL = Fixtures.packageRoot) throws -> Result {
+        let process = Process()
+        process.executableURL = productsDirectory.appendingPathComponent("douyinkit")
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        // Files, not pipes: a child that fills a pipe nobody reads yet would block forever.
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("douyinkit-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let outURL = scratch.appendingPathComponent("stdout"), errURL = scratch.appendingPathComponent("stderr")
+        try Data().write(to: outURL)
+        try Data().write(to: errURL)
+        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        process.waitUntilExit()
+        try out.close()
+        try err.close()
+        return Result(
+            status: process.terminationStatus,
+            stdout: try String(contentsOf: outURL, encoding: .utf8),
+            stderr: try String(contentsOf: errURL, encoding: .utf8)
+        )
+    }
+}

@@ -1,0 +1,55 @@
+import DouyinTestSupport
+import Foundation
+import Testing
+
+@Suite("douyinkit decode")
+struct DecodeVerbTests {
+    @Test(arguments: [
+        ("awemes", "api/feed.json"), ("user", "api/user.json"), ("comments", "api/comments.json"),
+        ("groupchats", "api/groupchats.json"), ("emotions", "api/emotions.json"),
+    ])
+    func reencodesWithTheAPIsKeys(kind: String, fixture: String) throws {
+        let result = try Tool.run(["decode", kind, Fixtures.url(fixture).path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let original = try JSONSerialization.jsonObject(with: Fixtures.data(fixture)) as? [String: Any]
+        let printed = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        #expect(Set(printed?.keys ?? [:].keys) == Set(original?.keys ?? [:].keys))
+    }
+
+    @Test func printsSnakeCaseAndEpochSeconds() throws {
+        let result = try Tool.run(["decode", "awemes", Fixtures.url("api/feed.json").path])
+        #expect(result.stdout.contains(#""author_user_id" : "97795069001""#))
+        #expect(result.stdout.contains(#""create_time" : 1530003600"#))
+        #expect(!result.stdout.contains("awemeID"))
+    }
+
+    @Test func badFileExitsOneWithThePath() throws {
+        var root = try #require(try JSONSerialization.jsonObject(with: Fixtures.data("api/feed.json")) as? [String: Any])
+        var items = try #require(root["data"] as? [[String: Any]])
+        var statistics = try #require(items[1]["statistics"] as? [String: Any])
+        statistics["share_count"] = "lots"
+        items[1]["statistics"] = statistics
+        root["data"] = items
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(UUID().uuidString).json")
+        try JSONSerialization.data(withJSONObject: root).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+
+        let result = try Tool.run(["decode", "awemes", file.path])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("data[1].statistics.share_count"))
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test func missingFileAndUnknownKind() throws {
+        #expect(try Tool.run(["decode", "awemes", "/nonexistent/feed.json"]).status == 1)
+        #expect(try Tool.run(["decode", "videos", Fixtures.url("api/feed.json").path]).status == 2)
+        #expect(try Tool.run(["nonsense"]).status == 2)
+    }
+
+    @Test func demoPrintsTheFeedSummary() throws {
+        let result = try Tool.run(["demo"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("Lin Xiao — \"😺 morning walk #cats\""))
+        #expect(result.stdout.contains("tag: #cats"))
+    }
+}
