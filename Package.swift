@@ -13,11 +13,13 @@ let package = Package(
     products: [
         .library(name: "DouyinKit", targets: ["DouyinKit"]),
         .library(name: "DouyinModels", targets: ["DouyinModels"]),
+        .library(name: "DouyinGift", targets: ["DouyinGift"]),
         .executable(name: "douyinkit", targets: ["douyinkit"]),
     ],
     targets: [
         .target(name: "DouyinModels", swiftSettings: swiftSettings),
-        .target(name: "DouyinKit", dependencies: ["DouyinModels"], swiftSettings: swiftSettings),
+        .target(name: "DouyinGift", swiftSettings: swiftSettings),
+        .target(name: "DouyinKit", dependencies: ["DouyinModels", "DouyinGift"], swiftSettings: swiftSettings),
         .executableTarget(name: "douyinkit", dependencies: ["DouyinKit"], swiftSettings: swiftSettings),
         .executableTarget(name: "douyinkit-bench", dependencies: ["DouyinKit"], swiftSettings: swiftSettings),
         // Test-only helpers (fixture paths, nginx harness, manual clock); never re-exported.
@@ -25,6 +27,11 @@ let package = Package(
         .testTarget(
             name: "DouyinModelsTests",
             dependencies: ["DouyinModels", "DouyinTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "DouyinGiftTests",
+            dependencies: ["DouyinGift", "DouyinTestSupport"],
             swiftSettings: swiftSettings
         ),
         // Runs the built `douyinkit` binary; depending on it makes SwiftPM build it first.

@@ -1,1 +1,2 @@
 @_exported import DouyinModels
+@_exported import DouyinGift

@@ -1,0 +1,201 @@
+/// The live-room gift combo queue engine: a deterministic state machine with no threads and
+/// no timers.
+///
+/// Feed it sends with ``send(_:at:)`` and the passing of time with ``advance(to:)``, both on
+/// one clock of your choosing (a manual one in tests, ``GiftComboRunner``'s real one in apps);
+/// it answers with the ``GiftEvent``s to display, in order. The rules:
+///
+/// 1. A send whose key is on screen is a **combo**: the count grows, the hide timer restarts.
+/// 2. A send whose key is waiting **accumulates** into the waiting unit.
+/// 3. Otherwise it makes a **new unit** on the track with the fewest units (on screen plus
+///    waiting; ties: lowest index), shown at once when that track is free.
+/// 4. A unit reaching ``GiftConfiguration/maxCombo`` closes; what is left of the send, and
+///    later sends of that key, start a new run.
+/// 5. A unit hides ``GiftConfiguration/comboWindow`` after its show or last combo; the next
+///    waiting unit of its track shows at that moment.
+/// 6. `firstDisplay` fires once per unit, right after its first `show`.
+/// 7. Priority orders waiting units; the queue bound drops the lowest-priority, newest waiting
+///    unit that is not the local user's, reported as `dropped`.
+/// 8. Absolute counts set the total; a stale one (not above the count) is ignored.
+/// 9. Counts are conserved: `hide` and `dropped` totals equal all increments sent.
+///
+/// At equal times, timers fire before a send. A time earlier than the engine's current time
+/// is treated as the current time, so the clock never runs backwards.
+public struct GiftComboEngine: Sendable {
+    /// The rules' parameters.
+    public let configuration: GiftConfiguration
+    /// The latest time the engine has seen.
+    public private(set) var now: Duration = .zero
+
+    private struct Unit: Sendable {
+        let key: GiftKey
+        let track: Int
+        let priority: Int
+        var count: Int
+        /// When it hides; `nil` while it waits.
+        var hideAt: Duration?
+    }
+
+    private struct Track: Sendable {
+        var onScreen: Int?
+        var waiting = WaitingQueue()
+        var unitCount: Int { (onScreen == nil ? 0 : 1) + waiting.count }
+    }
+
+    private var units: [Int: Unit] = [:]
+    private var tracks: [Track]
+    /// The one unit per key that still takes sends (not closed by the cap).
+    private var openUnit: [GiftKey: Int] = [:]
+    private var nextUnitID = 0
+
+    /// Makes an idle engine.
+    public init(configuration: GiftConfiguration = GiftConfiguration()) {
+        self.configuration = configuration
+        tracks = Array(repeating: Track(), count: configuration.tracks)
+    }
+
+    /// When the next timer fires (the earliest hide), or `nil` when nothing is on screen.
+    public var nextDeadline: Duration? {
+        tracks.compactMap { $0.onScreen.flatMap { units[$0]?.hideAt } }.min()
+    }
+
+    /// How many units wait on each track, by track number.
+    public var waitingCounts: [Int] { tracks.map(\.waiting.count) }
+
+    /// The keys and counts on screen and waiting on one track, in display order.
+    public func snapshot(ofTrack track: Int) -> [(key: GiftKey, count: Int)] {
+        guard tracks.indices.contains(track) else { return [] }
+        let ids = (tracks[track].onScreen.map { [$0] } ?? []) + tracks[track].waiting.ordered
+        return ids.compactMap { units[$0].map { ($0.key, $0.count) } }
+    }
+
+    /// The count of the unit that takes `key`'s next send (on screen or waiting), if any.
+    public func openCount(of key: GiftKey) -> Int? {
+        openUnit[key].flatMap { units[$0]?.count }
+    }
+
+    /// Applies one send at `time`, first firing every timer due by then.
+    public mutating func send(_ send: GiftSend, at time: Duration) -> [GiftEvent] {
+        var events: [GiftEvent] = []
+        self.send(send, at: time, into: &events)
+        return events
+    }
+
+    /// Applies one send at `time`, appending the events to `events` (no allocation per call).
+    public mutating func send(_ send: GiftSend, at time: Duration, into events: inout [GiftEvent]) {
+        advance(to: time, into: &events)
+        var increase: Int
+        switch send.count {
+        case .increment(let count):
+            increase = count
+        case .absolute(let total):
+            increase = total - (openCount(of: send.key) ?? 0)
+        }
+        guard increase > 0 else { return }
+        if let id = openUnit[send.key] {
+            increase = grow(id, by: increase, into: &events)
+        }
+        while increase > 0 {
+            let count = min(increase, configuration.maxCombo)
+            makeUnit(for: send, count: count, into: &events)
+            increase -= count
+        }
+    }
+
+    /// Fires every timer due at or before `time`, in time order (ties: lowest track).
+    public mutating func advance(to time: Duration) -> [GiftEvent] {
+        var events: [GiftEvent] = []
+        advance(to: time, into: &events)
+        return events
+    }
+
+    /// Fires every timer due at or before `time`, appending the events to `events`.
+    public mutating func advance(to time: Duration, into events: inout [GiftEvent]) {
+        while let (track, deadline) = earliestHide(), deadline <= time {
+            now = max(now, deadline)
+            hide(onTrack: track, into: &events)
+        }
+        now = max(now, time)
+    }
+
+    /// Lets all remaining time pass: every unit on screen and waiting shows and hides in order.
+    public mutating func flush() -> [GiftEvent] {
+        var events: [GiftEvent] = []
+        while let deadline = nextDeadline {
+            advance(to: deadline, into: &events)
+        }
+        return events
+    }
+
+    // MARK: - Rules
+
+    /// Adds up to the cap to an open unit (combo on screen, accumulation while waiting) and
+    /// returns what did not fit.
+    private mutating func grow(_ id: Int, by increase: Int, into events: inout [GiftEvent]) -> Int {
+        guard var unit = units[id] else { return increase }
+        let taken = min(increase, configuration.maxCombo - unit.count)
+        unit.count += taken
+        if unit.hideAt != nil {
+            unit.hideAt = now + configuration.comboWindow
+            events.append(GiftEvent(kind: .combo, time: now, track: unit.track, key: unit.key, count: unit.count, unit: id))
+        }
+        if unit.count >= configuration.maxCombo { openUnit[unit.key] = nil }
+        units[id] = unit
+        return increase - taken
+    }
+
+    private mutating func makeUnit(for send: GiftSend, count: Int, into events: inout [GiftEvent]) {
+        let id = nextUnitID
+        nextUnitID += 1
+        var track = 0
+        for index in tracks.indices where tracks[index].unitCount < tracks[track].unitCount {
+            track = index
+        }
+        let priority = configuration.priority.priority(of: send)
+        units[id] = Unit(key: send.key, track: track, priority: priority, count: count)
+        if count < configuration.maxCombo { openUnit[send.key] = id }
+        if tracks[track].onScreen == nil {
+            show(id, onTrack: track, into: &events)
+        } else {
+            tracks[track].waiting.push(id, priority: priority, droppable: !send.isLocalUser)
+            enforceQueueBound(onTrack: track, into: &events)
+        }
+    }
+
+    private mutating func enforceQueueBound(onTrack track: Int, into events: inout [GiftEvent]) {
+        guard let bound = configuration.queueBound, tracks[track].waiting.count > bound else { return }
+        guard let victim = tracks[track].waiting.dropLowest(), let unit = units.removeValue(forKey: victim) else {
+            return  // Only the local user's units wait: they are never dropped, the bound yields.
+        }
+        if openUnit[unit.key] == victim { openUnit[unit.key] = nil }
+        events.append(GiftEvent(kind: .dropped, time: now, track: track, key: unit.key, count: unit.count, unit: victim))
+    }
+
+    private mutating func show(_ id: Int, onTrack track: Int, into events: inout [GiftEvent]) {
+        guard var unit = units[id] else { return }
+        unit.hideAt = now + configuration.comboWindow
+        units[id] = unit
+        tracks[track].onScreen = id
+        events.append(GiftEvent(kind: .show, time: now, track: track, key: unit.key, count: unit.count, unit: id))
+        events.append(GiftEvent(kind: .firstDisplay, time: now, track: track, key: unit.key, count: unit.count, unit: id))
+    }
+
+    private mutating func hide(onTrack track: Int, into events: inout [GiftEvent]) {
+        guard let id = tracks[track].onScreen, let unit = units.removeValue(forKey: id) else { return }
+        tracks[track].onScreen = nil
+        if openUnit[unit.key] == id { openUnit[unit.key] = nil }
+        events.append(GiftEvent(kind: .hide, time: now, track: track, key: unit.key, count: unit.count, unit: id))
+        if let next = tracks[track].waiting.popFirst() {
+            show(next, onTrack: track, into: &events)
+        }
+    }
+
+    private func earliestHide() -> (track: Int, deadline: Duration)? {
+        var best: (track: Int, deadline: Duration)?
+        for index in tracks.indices {
+            guard let id = tracks[index].onScreen, let deadline = units[id]?.hideAt else { continue }
+            if best == nil || deadline < best!.deadline { best = (index, deadline) }
+        }
+        return best
+    }
+}
