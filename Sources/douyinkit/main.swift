@@ -5,6 +5,7 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 let verbs: [String: ([String]) async throws -> Void] = [
     "demo": { _ in try await Demo.run() },
     "decode": DecodeCommand.run,
+    "gift-sim": GiftSimCommand.run,
 ]
 
 guard let verb = arguments.first, let command = verbs[verb] else {
@@ -12,6 +13,7 @@ guard let verb = arguments.first, let command = verbs[verb] else {
     usage: douyinkit <verb> ...
       demo
       decode <user|awemes|comments|groupchats|emotions> <file>
+      gift-sim <script> [--tracks N] [--combo-window MS] [--max-combo N]
     """).exit()
 }
 do {

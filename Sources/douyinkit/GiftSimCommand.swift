@@ -1,0 +1,68 @@
+import DouyinKit
+import Foundation
+
+/// `douyinkit gift-sim <script> [--tracks N] [--combo-window MS] [--max-combo N]`.
+enum GiftSimCommand {
+    static let usage = "usage: douyinkit gift-sim <script> [--tracks N] [--combo-window MS] [--max-combo N]"
+
+    static func run(_ arguments: [String]) throws {
+        var options = try Options(arguments, usage: usage)
+        guard let path = options.positional.first, options.positional.count == 1 else { throw ToolError.usage(usage) }
+        let configuration = GiftConfiguration(
+            tracks: try options.integer("--tracks", default: 2, minimum: 1),
+            comboWindow: .milliseconds(try options.integer("--combo-window", default: 3000, minimum: 0)),
+            maxCombo: try options.integer("--max-combo", default: 99, minimum: 1)
+        )
+        try options.finish()
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw ToolError.failed("cannot read \(path)")
+        }
+        let script: GiftScript
+        do {
+            script = try GiftScript(parsing: text)
+        } catch {
+            throw ToolError.failed("\(path): \(error)")
+        }
+        let lines = script.run(configuration).filter { $0.kind != .firstDisplay }.map(\.description)
+        print(lines.joined(separator: "\n"))
+    }
+}
+
+/// The `--name value` options and positional arguments of one verb.
+struct Options {
+    private(set) var positional: [String] = []
+    private var named: [String: String] = [:]
+    private let usage: String
+
+    init(_ arguments: [String], usage: String) throws {
+        self.usage = usage
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
+            if argument.hasPrefix("--") {
+                guard let value = rest.popFirst() else { throw ToolError.usage("\(argument) needs a value\n\(usage)") }
+                named[argument] = value
+            } else {
+                positional.append(argument)
+            }
+        }
+    }
+
+    /// Takes a named string option.
+    mutating func string(_ name: String) -> String? {
+        named.removeValue(forKey: name)
+    }
+
+    /// Takes a named whole-number option.
+    mutating func integer(_ name: String, default value: Int, minimum: Int) throws -> Int {
+        guard let text = named.removeValue(forKey: name) else { return value }
+        guard let number = Int(text), number >= minimum else {
+            throw ToolError.usage("\(name) must be a whole number ≥ \(minimum), not \"\(text)\"\n\(usage)")
+        }
+        return number
+    }
+
+    /// Fails on any option the verb did not take.
+    func finish() throws {
+        if let unknown = named.keys.sorted().first { throw ToolError.usage("unknown option \(unknown)\n\(usage)") }
+    }
+}
