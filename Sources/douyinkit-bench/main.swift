@@ -2,6 +2,7 @@ import Foundation
 
 /// `douyinkit-bench [suite ...]`: runs the named suites (all when none is named).
 let suites: [String: () throws -> Void] = [
+    "gift": GiftBenchmark.run,
     "models": ModelsBenchmark.run,
 ]
 let requested = CommandLine.arguments.dropFirst()

@@ -6,6 +6,15 @@ enum Demo {
     static func run() async throws {
         let fixtures = try FixturesFolder.locate()
         try showFeed(fixtures)
+        try showGifts(fixtures)
+    }
+
+    static func showGifts(_ fixtures: URL) throws {
+        let script = try GiftScript(parsing: String(contentsOf: fixtures.appendingPathComponent("gift/combo.script"), encoding: .utf8))
+        print("\n== Live-room gifts (Fixtures/gift/combo.script), 2 tracks, 3 s combo window")
+        for event in script.run(GiftConfiguration(tracks: 2)) where event.kind != .firstDisplay {
+            print("  \(event)")
+        }
     }
 
     static func showFeed(_ fixtures: URL) throws {

@@ -51,5 +51,6 @@ struct DecodeVerbTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("Lin Xiao — \"😺 morning walk #cats\""))
         #expect(result.stdout.contains("tag: #cats"))
+        #expect(result.stdout.contains("5500 show track=0 key=carol:heart count=5"))
     }
 }

@@ -1,0 +1,60 @@
+import Foundation
+
+
+/// One unit's time on screen as an `Operation`: executing while the unit shows, finished
+/// when it hides, so a UI can hang its animation on the operation (KVO on `isExecuting` and
+/// `isFinished`, or on the queue).
+///
+/// ``GiftComboRunner`` adds it to its track's queue when the engine shows the unit, and
+/// finishes it when the engine hides it; cancelling it does not hide the unit.
+public final class GiftDisplayOperation: Operation, @unchecked Sendable {
+    // @unchecked Sendable: Operation is not Sendable; every mutable field here is behind `flags`.
+
+    /// The unit's sender and gift.
+    public let key: GiftKey
+    /// The unit's id in the engine.
+    public let unit: Int
+    /// The track it shows on.
+    public let track: Int
+
+    private struct Flags {
+        var executing = false
+        var finished = false
+    }
+
+    private let flags = Protected(Flags())
+
+    init(key: GiftKey, unit: Int, track: Int) {
+        self.key = key
+        self.unit = unit
+        self.track = track
+        super.init()
+    }
+
+    /// Always true: the operation stays executing until the runner finishes it.
+    public override var isAsynchronous: Bool { true }
+    /// Whether the unit is on screen.
+    public override var isExecuting: Bool { flags.withLock { $0.executing } }
+    /// Whether the unit has hidden.
+    public override var isFinished: Bool { flags.withLock { $0.finished } }
+
+    /// Marks the operation executing, unless the unit already hid.
+    public override func start() {
+        guard !flags.withLock({ $0.finished }) else { return }
+        willChangeValue(forKey: "isExecuting")
+        flags.withLock { $0.executing = true }
+        didChangeValue(forKey: "isExecuting")
+    }
+
+    /// Marks the operation finished: the unit left the screen.
+    func finish() {
+        let wasExecuting = flags.withLock { flags in
+            defer { flags = Flags(executing: false, finished: true) }
+            return flags.executing
+        }
+        willChangeValue(forKey: "isFinished")
+        if wasExecuting { willChangeValue(forKey: "isExecuting") }
+        if wasExecuting { didChangeValue(forKey: "isExecuting") }
+        didChangeValue(forKey: "isFinished")
+    }
+}
