@@ -14,12 +14,14 @@ let package = Package(
         .library(name: "DouyinKit", targets: ["DouyinKit"]),
         .library(name: "DouyinModels", targets: ["DouyinModels"]),
         .library(name: "DouyinGift", targets: ["DouyinGift"]),
+        .library(name: "DouyinCache", targets: ["DouyinCache"]),
         .executable(name: "douyinkit", targets: ["douyinkit"]),
     ],
     targets: [
         .target(name: "DouyinModels", swiftSettings: swiftSettings),
         .target(name: "DouyinGift", swiftSettings: swiftSettings),
-        .target(name: "DouyinKit", dependencies: ["DouyinModels", "DouyinGift"], swiftSettings: swiftSettings),
+        .target(name: "DouyinCache", swiftSettings: swiftSettings),
+        .target(name: "DouyinKit", dependencies: ["DouyinModels", "DouyinGift", "DouyinCache"], swiftSettings: swiftSettings),
         .executableTarget(name: "douyinkit", dependencies: ["DouyinKit"], swiftSettings: swiftSettings),
         .executableTarget(name: "douyinkit-bench", dependencies: ["DouyinKit"], swiftSettings: swiftSettings),
         // Test-only helpers (fixture paths, nginx harness, manual clock); never re-exported.
@@ -32,6 +34,11 @@ let package = Package(
         .testTarget(
             name: "DouyinGiftTests",
             dependencies: ["DouyinGift", "DouyinTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "DouyinCacheTests",
+            dependencies: ["DouyinCache", "DouyinTestSupport"],
             swiftSettings: swiftSettings
         ),
         // Runs the built `douyinkit` binary; depending on it makes SwiftPM build it first.

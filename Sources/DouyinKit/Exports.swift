@@ -1,2 +1,3 @@
 @_exported import DouyinModels
 @_exported import DouyinGift
+@_exported import DouyinCache

@@ -1,0 +1,30 @@
+/// What went wrong in a cache, and where.
+public enum CacheError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The cache directory cannot be created or written (permissions, a file in the way).
+    case unwritable(path: String, reason: String)
+    /// The disk has no room for the entry.
+    case diskFull(path: String)
+    /// A disk key that is not a plain file name (md5 hex keys always are).
+    case invalidKey(String)
+    /// The origin answered with a status other than 2xx; nothing was cached.
+    case httpStatus(Int, url: String)
+    /// The transfer failed (connection refused, dropped mid-way, timed out); nothing was cached.
+    case transport(url: String, reason: String)
+    /// A URL the downloader cannot fetch (no http, https or file scheme).
+    case unsupportedURL(String)
+    /// The download was cancelled before it finished.
+    case cancelled(url: String)
+
+    /// What happened, in one line a person can act on.
+    public var description: String {
+        switch self {
+        case .unwritable(let path, let reason): "cannot write the cache directory \(path): \(reason)"
+        case .diskFull(let path): "no space left for the cache at \(path)"
+        case .invalidKey(let key): "\"\(key)\" is not a valid disk cache key (use MD5.hex of the URL)"
+        case .httpStatus(let status, let url): "HTTP \(status) from \(url)"
+        case .transport(let url, let reason): "download of \(url) failed: \(reason)"
+        case .unsupportedURL(let url): "cannot download \(url): only http, https and file URLs"
+        case .cancelled(let url): "download of \(url) was cancelled"
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+#if canImport(UIKit)
+import UIKit
+#endif
+
+/// A thread-safe least-recently-used cache in memory, with a total cost limit, a count limit
+/// and an optional age limit. Every operation is O(1).
+///
+/// Unlike `NSCache`, eviction is specified: when a limit is passed, the least recently used
+/// entries go first; an entry older than the age limit is a miss. On iOS it empties itself on
+/// a memory warning; elsewhere call ``trim(toCost:)`` when the process needs memory back.
+public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    /// The most total cost held; 0 means no limit. Costs are in caller units (bytes for data).
+    public let costLimit: Int
+    /// The most entries held; 0 means no limit.
+    public let countLimit: Int
+    /// How long an entry stays valid after it is stored; `nil` means forever.
+    public let ageLimit: TimeInterval?
+
+    private let clock: CacheClock
+    private let list = Protected(LRUList<Key, Value>())
+    #if canImport(UIKit)
+    private let warningObserver = Protected<(any NSObjectProtocol)?>(nil)
+    #endif
+
+    /// Makes an empty cache; by default 64 MB of cost, no count limit, no age limit.
+    public init(costLimit: Int = 64 << 20, countLimit: Int = 0, ageLimit: TimeInterval? = nil, clock: CacheClock = .system) {
+        self.costLimit = max(0, costLimit)
+        self.countLimit = max(0, countLimit)
+        self.ageLimit = ageLimit
+        self.clock = clock
+        #if canImport(UIKit)
+        let observer = NotificationCenter.default.addObserver(
+            forName: UIApplication.didReceiveMemoryWarningNotification, object: nil, queue: nil
+        ) { [weak self] _ in self?.removeAll() }
+        warningObserver.withLock { $0 = observer }
+        #endif
+    }
+
+    deinit {
+        #if canImport(UIKit)
+        warningObserver.withLock { $0.map(NotificationCenter.default.removeObserver) }
+        #endif
+    }
+
+    /// The value for `key`, marking it most recently used; `nil` when absent or expired.
+    public func value(for key: Key) -> Value? {
+        let now = clock.now().timeIntervalSince1970
+        return list.withLock { list in
+            guard let node = list.touch(key) else { return nil }
+            if let ageLimit, now - node.stored >= ageLimit {
+                list.remove(key)
+                return nil
+            }
+            return node.value
+        }
+    }
+
+    /// Stores `value` as the most recently used entry, evicting the least recently used ones
+    /// while a limit is passed. A value costing more than the whole cost limit is not kept.
+    public func setValue(_ value: Value, for key: Key, cost: Int = 0) {
+        let now = clock.now().timeIntervalSince1970
+        list.withLock { list in
+            list.set(value, for: key, cost: max(0, cost), stored: now)
+            evict(&list, maxCost: costLimit > 0 ? costLimit : nil, maxCount: countLimit > 0 ? countLimit : nil)
+        }
+    }
+
+    /// Removes and returns the value for `key`.
+    @discardableResult
+    public func removeValue(for key: Key) -> Value? {
+        list.withLock { $0.remove(key)?.value }
+    }
+
+    /// Empties the cache.
+    public func removeAll() {
+        list.withLock { $0.removeAll() }
+    }
+
+    /// Evicts least recently used entries until the total cost is at most `cost`.
+    public func trim(toCost cost: Int) {
+        list.withLock { evict(&$0, maxCost: max(0, cost), maxCount: nil) }
+    }
+
+    /// Evicts least recently used entries until at most `count` remain.
+    public func trim(toCount count: Int) {
+        list.withLock { evict(&$0, maxCost: nil, maxCount: max(0, count)) }
+    }
+
+    /// Removes every entry past the age limit.
+    public func removeExpired() {
+        guard let ageLimit else { return }
+        let now = clock.now().timeIntervalSince1970
+        list.withLock { list in
+            for key in list.keysOldestFirst where list.peek(key).map({ now - $0.stored >= ageLimit }) == true {
+                list.remove(key)
+            }
+        }
+    }
+
+    /// How many entries are held.
+    public var count: Int { list.withLock { $0.count } }
+    /// The total cost of the entries held.
+    public var totalCost: Int { list.withLock { $0.totalCost } }
+    /// The keys from least to most recently used (O(n); for tests and diagnostics).
+    public var keysByRecency: [Key] { list.withLock { $0.keysOldestFirst } }
+
+    /// Pops the least recently used entries while over a limit; `nil` means no limit.
+    private func evict(_ list: inout LRUList<Key, Value>, maxCost: Int?, maxCount: Int?) {
+        while let oldest = list.oldestNode,
+              list.totalCost > maxCost ?? .max || list.count > maxCount ?? .max {
+            list.remove(oldest.key)
+        }
+    }
+}
