@@ -51,8 +51,10 @@ public final class NginxOrigin: @unchecked Sendable {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: binary)
             process.arguments = ["-p", prefix.path, "-c", configURL.path]
+            let stderrURL = prefix.appendingPathComponent("logs/stderr.log")
+            try Data().write(to: stderrURL)
             process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
+            process.standardError = try FileHandle(forWritingTo: stderrURL)
             try process.run()
             if Self.waitUntilListening(port: port, while: process) {
                 self.port = port
@@ -61,7 +63,7 @@ public final class NginxOrigin: @unchecked Sendable {
             }
             process.terminate()
             process.waitUntilExit()
-            lastError = (try? String(contentsOf: prefix.appendingPathComponent("logs/error.log"), encoding: .utf8)) ?? "no error log"
+            lastError = (try? String(contentsOf: prefix.appendingPathComponent("logs/stderr.log"), encoding: .utf8)) ?? "no output"
         }
         throw StartError(description: "nginx did not start: \(lastError)")
     }
@@ -125,8 +127,8 @@ public final class NginxOrigin: @unchecked Sendable {
         pid \(prefix)/logs/nginx.pid;
         events { worker_connections 256; }
         http {
-            access_log \(prefix)/logs/access.log probe;
             log_format probe '$request_uri $status $bytes_sent "$http_range"';
+            access_log \(prefix)/logs/access.log probe;
             client_body_temp_path \(prefix)/body;
             proxy_temp_path \(prefix)/proxy;
             fastcgi_temp_path \(prefix)/fastcgi;

@@ -1,0 +1,163 @@
+import DouyinCache
+import DouyinTestSupport
+import Foundation
+import Testing
+
+@Suite("TwoTierCache against a real nginx", .serialized)
+struct TwoTierCacheTests {
+    let origin: NginxOrigin
+    let folder: TemporaryDirectory
+
+    init() throws {
+        origin = try NginxOrigin(extraLocations: "location /slow/ { limit_rate 200k; }")
+        folder = try TemporaryDirectory()
+    }
+
+    func requests(to path: String) -> Int {
+        origin.requests().filter { $0.uri == path }.count
+    }
+
+    @Test func networkThenMemoryThenDiskAfterRestart() async throws {
+        defer { folder.remove() }
+        let cover = Data((0..<50_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        try origin.serve(cover, at: "/covers/a.webp")
+        let url = origin.url("/covers/a.webp")
+        let cache = try TwoTierCache(directory: folder.url)
+        let first = try await cache.fetch(url)
+        #expect(first.source == .network && first.data == cover)
+        let second = try await cache.fetch(url)
+        #expect(second.source == .memory && second.data == cover)
+        let restarted = try TwoTierCache(directory: folder.url)
+        let third = try await restarted.fetch(url)
+        #expect(third.source == .disk && third.data == cover)
+        #expect(try await restarted.fetch(url).source == .memory)  // promoted
+        #expect(requests(to: "/covers/a.webp") == 1)
+        #expect(restarted.statistics.memoryHits == 1 && restarted.statistics.diskHits == 1 && restarted.statistics.downloads == 0)
+    }
+
+    @Test func hundredConcurrentCallersCauseOneOriginRequest() async throws {
+        defer { folder.remove() }
+        let body = Data(count: 400_000)
+        try origin.serve(body, at: "/slow/video.mp4")
+        let url = origin.url("/slow/video.mp4")
+        let cache = try TwoTierCache(directory: folder.url)
+        let results = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<100 { group.addTask { try await cache.data(for: url).count } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(results == Array(repeating: body.count, count: 100))
+        #expect(requests(to: "/slow/video.mp4") == 1)
+        #expect(cache.statistics.downloads == 1)
+    }
+
+    @Test(arguments: [404, 500])
+    func errorStatusesAreErrorsAndCacheNothing(status: Int) async throws {
+        defer { folder.remove() }
+        let errorOrigin = try NginxOrigin(extraLocations: "location /fail/ { return \(status); }")
+        let url = errorOrigin.url("/fail/a.jpeg")
+        let cache = try TwoTierCache(directory: folder.url)
+        await #expect(throws: CacheError.httpStatus(status, url: url.absoluteString)) { try await cache.data(for: url) }
+        #expect(cache.cachedData(for: url) == nil)
+        #expect(cache.disk?.count == 0)
+        #expect(cache.statistics.downloadFailures == 1)
+    }
+
+    @Test func missingFileIs404() async throws {
+        defer { folder.remove() }
+        let url = origin.url("/nothing-here.jpeg")
+        let cache = try TwoTierCache(directory: folder.url)
+        await #expect(throws: CacheError.httpStatus(404, url: url.absoluteString)) { try await cache.data(for: url) }
+    }
+
+    @Test func serverStoppedMidwayIsAnErrorWithNothingHalfStored() async throws {
+        defer { folder.remove() }
+        try origin.serve(Data(count: 2_000_000), at: "/slow/big.mp4")
+        let url = origin.url("/slow/big.mp4")
+        let cache = try TwoTierCache(directory: folder.url)
+        let started = AsyncStream<Void>.makeStream()
+        let downloader = cache.downloader
+        let result = await withCheckedContinuation { (done: CheckedContinuation<Result<Data, CacheError>, Never>) in
+            downloader.download(url, progress: { received, _ in
+                if received > 100_000 { started.continuation.yield() }
+            }) { done.resume(returning: $0) }
+            Task {
+                for await _ in started.stream { break }
+                origin.stop()
+            }
+        }
+        guard case .failure(.transport) = result else {
+            Issue.record("expected a transport error, got \(result)")
+            return
+        }
+        // Through the cache too: the error surfaces and neither tier holds a partial body.
+        await #expect(throws: CacheError.self) { try await cache.data(for: url) }
+        #expect(cache.cachedData(for: url) == nil)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { !$0.hasPrefix(".") }.isEmpty)
+    }
+
+    @Test func aCancelledWaiterLeavesTheOthersWaiting() async throws {
+        defer { folder.remove() }
+        try origin.serve(Data(count: 300_000), at: "/slow/shared.mp4")
+        let url = origin.url("/slow/shared.mp4")
+        let cache = try TwoTierCache(directory: folder.url)
+        let quitter = Task { try await cache.data(for: url) }
+        let stayer = Task { try await cache.data(for: url) }
+        quitter.cancel()
+        await #expect(throws: CancellationError.self) { try await quitter.value }
+        #expect(try await stayer.value.count == 300_000)
+        #expect(requests(to: "/slow/shared.mp4") == 1)
+    }
+
+    @Test func whenEveryWaiterCancelsTheDownloadStops() async throws {
+        defer { folder.remove() }
+        try origin.serve(Data(count: 3_000_000), at: "/slow/abandoned.mp4")
+        let url = origin.url("/slow/abandoned.mp4")
+        let cache = try TwoTierCache(directory: folder.url)
+        let waiter = Task { try await cache.data(for: url) }
+        waiter.cancel()
+        await #expect(throws: CancellationError.self) { try await waiter.value }
+        // The queue drains once the abandoned download has been cancelled.
+        await withCheckedContinuation { done in
+            cache.downloader.queue.addBarrierBlock { done.resume() }
+        }
+        #expect(cache.cachedData(for: url) == nil)
+    }
+
+    @Test func memoryTierKeepsWorkingWhenTheDiskCannotWrite() async throws {
+        defer { folder.remove() }
+        try origin.serve(Data("avatar".utf8), at: "/avatar.jpeg")
+        let url = origin.url("/avatar.jpeg")
+        let cache = try TwoTierCache(directory: folder.appending("cache"))
+        try FileManager.default.removeItem(at: folder.appending("cache"))
+        try Data().write(to: folder.appending("cache"))  // a file where the directory was
+        #expect(try await cache.fetch(url).data == Data("avatar".utf8))
+        #expect(try await cache.fetch(url).source == .memory)
+        #expect(cache.statistics.diskWriteFailures == 1)
+    }
+
+    @Test func completionHandlerTwin() async throws {
+        defer { folder.remove() }
+        try origin.serve(Data("x".utf8), at: "/x.jpeg")
+        let cache = try TwoTierCache(directory: folder.url)
+        let result = await withCheckedContinuation { done in
+            cache.data(for: origin.url("/x.jpeg")) { done.resume(returning: $0) }
+        }
+        #expect(try result.get() == Data("x".utf8))
+    }
+
+    @Test func storeRemoveAndFileURLs() async throws {
+        defer { folder.remove() }
+        let cache = try TwoTierCache(directory: folder.appending("cache"))
+        let fileURL = folder.appending("local.bin")
+        try Data("local".utf8).write(to: fileURL)
+        #expect(try await cache.fetch(fileURL) == (Data("local".utf8), .network))
+        let url = URL(string: "https://cdn.example.test/never-fetched")!
+        try cache.store(Data("put".utf8), for: url)
+        #expect(cache.cachedData(for: url) == Data("put".utf8))
+        cache.remove(for: url)
+        #expect(cache.cachedData(for: url) == nil)
+        cache.removeAll()
+        #expect(cache.cachedData(for: fileURL) == nil)
+        await #expect(throws: CacheError.unsupportedURL("ftp://x.test/a")) { try await cache.data(for: URL(string: "ftp://x.test/a")!) }
+    }
+}
