@@ -6,7 +6,25 @@ enum Demo {
     static func run() async throws {
         let fixtures = try FixturesFolder.locate()
         try showFeed(fixtures)
+        try await showCache(fixtures)
         try showGifts(fixtures)
+    }
+
+    /// Fetches every Fixtures cover through a fresh cache from a `file://` origin, twice.
+    static func showCache(_ fixtures: URL) async throws {
+        let covers = try FileManager.default.contentsOfDirectory(atPath: fixtures.appendingPathComponent("webp/covers").path).sorted()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("douyinkit-demo-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        print("\n== Two-tier cache: \(covers.count) covers from a file:// origin, fetched twice (cache in \(directory.path))")
+        for pass in 1...2 {
+            let cache = try TwoTierCache(directory: directory)  // pass 2 is a fresh process's view: disk only
+            for name in covers {
+                let url = fixtures.appendingPathComponent("webp/covers").appendingPathComponent(name)
+                let first = try await cache.fetch(url)
+                let again = try await cache.fetch(url)
+                print("  pass \(pass) \(name): \(first.data.count) bytes from \(first.source.rawValue), then \(again.source.rawValue)")
+            }
+        }
     }
 
     static func showGifts(_ fixtures: URL) throws {

@@ -1,3 +1,4 @@
+import DouyinKit
 import Foundation
 
 /// The tool's entry: the first argument picks the verb, the rest are the verb's own.
@@ -6,6 +7,7 @@ let verbs: [String: ([String]) async throws -> Void] = [
     "demo": { _ in try await Demo.run() },
     "decode": DecodeCommand.run,
     "gift-sim": GiftSimCommand.run,
+    "cache": CacheCommand.run,
 ]
 
 guard let verb = arguments.first, let command = verbs[verb] else {
@@ -13,6 +15,7 @@ guard let verb = arguments.first, let command = verbs[verb] else {
     usage: douyinkit <verb> ...
       demo
       decode <user|awemes|comments|groupchats|emotions> <file>
+      cache get <url> --dir <dir> [--out <file>]
       gift-sim <script> [--tracks N] [--combo-window MS] [--max-combo N]
     """).exit()
 }
@@ -20,6 +23,8 @@ do {
     try await command(Array(arguments.dropFirst()))
 } catch let error as ToolError {
     error.exit()
+} catch let error as CacheError {
+    ToolError.failed(error.description).exit()
 } catch let error as DecodingError {
     ToolError.failed(error.summary).exit()
 } catch {

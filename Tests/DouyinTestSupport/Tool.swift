@@ -6,8 +6,10 @@ public enum Tool {
     public struct Result: Sendable {
         /// The exit status.
         public var status: Int32
-        /// Everything written to stdout.
-        public var stdout: String
+        /// Everything written to stdout, as bytes.
+        public var output: Data
+        /// Everything written to stdout, as text.
+        public var stdout: String { String(decoding: output, as: UTF8.self) }
         /// Everything written to stderr.
         public var stderr: String
     }
@@ -42,7 +44,7 @@ public enum Tool {
         try err.close()
         return Result(
             status: process.terminationStatus,
-            stdout: try String(contentsOf: outURL, encoding: .utf8),
+            output: try Data(contentsOf: outURL),
             stderr: try String(contentsOf: errURL, encoding: .utf8)
         )
     }

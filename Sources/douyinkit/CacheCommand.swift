@@ -1,0 +1,35 @@
+import DouyinKit
+import Foundation
+
+/// `douyinkit cache get <url> --dir <dir> [--out <file>]`: one fetch through the two-tier cache.
+enum CacheCommand {
+    static let usage = "usage: douyinkit cache get <url> --dir <dir> [--out <file>]"
+
+    static func run(_ arguments: [String]) async throws {
+        var options = try Options(arguments, usage: usage)
+        guard options.positional.count == 2, options.positional[0] == "get",
+              let url = URL(string: options.positional[1]), url.scheme != nil else {
+            throw ToolError.usage(usage)
+        }
+        guard let directory = options.string("--dir") else { throw ToolError.usage(usage) }
+        let output = options.string("--out")
+        try options.finish()
+        let cache: TwoTierCache
+        do {
+            cache = try TwoTierCache(directory: URL(fileURLWithPath: directory))
+        } catch {
+            throw ToolError.failed("\(error)")
+        }
+        let (data, source) = try await cache.fetch(url)
+        printError("source=\(source.rawValue)")
+        if let output {
+            do {
+                try data.write(to: URL(fileURLWithPath: output))
+            } catch {
+                throw ToolError.failed("cannot write \(output)")
+            }
+        } else {
+            FileHandle.standardOutput.write(data)
+        }
+    }
+}
