@@ -1,30 +1,41 @@
 /// The storage behind ``MemoryCache``: a hash map into an intrusive doubly-linked list kept in
 /// one array (no node objects), so lookup, insert, touch and evict are all O(1).
 ///
-/// Not thread-safe: ``MemoryCache`` holds it behind its lock.
+/// Not thread-safe: ``MemoryCache`` holds it behind its lock. `@usableFromInline` so the
+/// cache's generic methods can be specialized in the caller's module: unspecialized, each call
+/// paid for generic metadata lookups that cost more than the cache work itself.
+@usableFromInline
 struct LRUList<Key: Hashable, Value> {
+    @usableFromInline
     struct Node {
-        var key: Key
-        var value: Value
-        var cost: Int
-        var stored: Double
-        var newer: Int
-        var older: Int
+        @usableFromInline var key: Key
+        @usableFromInline var value: Value
+        @usableFromInline var cost: Int
+        @usableFromInline var stored: Double
+        @usableFromInline var newer: Int
+        @usableFromInline var older: Int
+
+        @inlinable
+        init(key: Key, value: Value, cost: Int, stored: Double, newer: Int, older: Int) {
+            (self.key, self.value, self.cost, self.stored, self.newer, self.older) = (key, value, cost, stored, newer, older)
+        }
     }
 
-    private var slots: [Node?] = []
-    private var freeSlots: [Int] = []
-    private var index: [Key: Int] = [:]
+    @usableFromInline var slots: [Node?] = []
+    @usableFromInline var freeSlots: [Int] = []
+    @usableFromInline var index: [Key: Int] = [:]
     /// Most recently used slot, or -1 when empty.
-    private var newest = -1
+    @usableFromInline var newest = -1
     /// Least recently used slot, or -1 when empty.
-    private var oldest = -1
-    private(set) var totalCost = 0
+    @usableFromInline var oldest = -1
+    @usableFromInline var totalCost = 0
 
-    var count: Int { index.count }
+    @inlinable init() {}
+
+    @inlinable var count: Int { index.count }
 
     /// The node for `key`, marked most recently used.
-    mutating func touch(_ key: Key) -> Node? {
+    @inlinable mutating func touch(_ key: Key) -> Node? {
         guard let slot = index[key] else { return nil }
         unlink(slot)
         linkNewest(slot)
@@ -32,12 +43,12 @@ struct LRUList<Key: Hashable, Value> {
     }
 
     /// The node for `key`, leaving the order alone.
-    func peek(_ key: Key) -> Node? {
+    @inlinable func peek(_ key: Key) -> Node? {
         index[key].flatMap { slots[$0] }
     }
 
     /// Inserts or replaces an entry as the most recently used.
-    mutating func set(_ value: Value, for key: Key, cost: Int, stored: Double) {
+    @inlinable mutating func set(_ value: Value, for key: Key, cost: Int, stored: Double) {
         remove(key)
         let node = Node(key: key, value: value, cost: cost, stored: stored, newer: -1, older: -1)
         let slot: Int
@@ -54,7 +65,7 @@ struct LRUList<Key: Hashable, Value> {
     }
 
     /// Removes `key`'s entry and returns it.
-    @discardableResult
+    @inlinable @discardableResult
     mutating func remove(_ key: Key) -> Node? {
         guard let slot = index.removeValue(forKey: key), let node = slots[slot] else { return nil }
         unlink(slot)
@@ -65,14 +76,14 @@ struct LRUList<Key: Hashable, Value> {
     }
 
     /// The least recently used entry, if any.
-    var oldestNode: Node? { oldest < 0 ? nil : slots[oldest] }
+    @inlinable var oldestNode: Node? { oldest < 0 ? nil : slots[oldest] }
 
-    mutating func removeAll() {
+    @inlinable mutating func removeAll() {
         self = LRUList()
     }
 
     /// Entries from least to most recently used.
-    var keysOldestFirst: [Key] {
+    @inlinable var keysOldestFirst: [Key] {
         var keys: [Key] = []
         var slot = oldest
         while slot >= 0, let node = slots[slot] {
@@ -82,7 +93,7 @@ struct LRUList<Key: Hashable, Value> {
         return keys
     }
 
-    private mutating func unlink(_ slot: Int) {
+    @inlinable mutating func unlink(_ slot: Int) {
         guard let node = slots[slot] else { return }
         if node.newer >= 0 { slots[node.newer]!.older = node.older } else { newest = node.older }
         if node.older >= 0 { slots[node.older]!.newer = node.newer } else { oldest = node.newer }
@@ -90,7 +101,7 @@ struct LRUList<Key: Hashable, Value> {
         slots[slot]!.older = -1
     }
 
-    private mutating func linkNewest(_ slot: Int) {
+    @inlinable mutating func linkNewest(_ slot: Int) {
         slots[slot]!.older = newest
         slots[slot]!.newer = -1
         if newest >= 0 { slots[newest]!.newer = slot }

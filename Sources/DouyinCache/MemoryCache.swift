@@ -17,8 +17,8 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// How long an entry stays valid after it is stored; `nil` means forever.
     public let ageLimit: TimeInterval?
 
-    private let clock: CacheClock
-    private let list = Protected(LRUList<Key, Value>())
+    @usableFromInline let clock: CacheClock
+    @usableFromInline let list = Protected(LRUList<Key, Value>())
     #if canImport(UIKit)
     private let warningObserver = Protected<(any NSObjectProtocol)?>(nil)
     #endif
@@ -44,6 +44,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     }
 
     /// The value for `key`, marking it most recently used; `nil` when absent or expired.
+    @inlinable
     public func value(for key: Key) -> Value? {
         let now = clock.now().timeIntervalSince1970
         return list.withLock { list in
@@ -58,6 +59,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
 
     /// Stores `value` as the most recently used entry, evicting the least recently used ones
     /// while a limit is passed. A value costing more than the whole cost limit is not kept.
+    @inlinable
     public func setValue(_ value: Value, for key: Key, cost: Int = 0) {
         let now = clock.now().timeIntervalSince1970
         list.withLock { list in
@@ -67,12 +69,13 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     }
 
     /// Removes and returns the value for `key`.
-    @discardableResult
+    @inlinable @discardableResult
     public func removeValue(for key: Key) -> Value? {
         list.withLock { $0.remove(key)?.value }
     }
 
     /// Empties the cache.
+    @inlinable
     public func removeAll() {
         list.withLock { $0.removeAll() }
     }
@@ -99,14 +102,17 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     }
 
     /// How many entries are held.
+    @inlinable
     public var count: Int { list.withLock { $0.count } }
     /// The total cost of the entries held.
+    @inlinable
     public var totalCost: Int { list.withLock { $0.totalCost } }
     /// The keys from least to most recently used (O(n); for tests and diagnostics).
     public var keysByRecency: [Key] { list.withLock { $0.keysOldestFirst } }
 
     /// Pops the least recently used entries while over a limit; `nil` means no limit.
-    private func evict(_ list: inout LRUList<Key, Value>, maxCost: Int?, maxCount: Int?) {
+    @inlinable
+    func evict(_ list: inout LRUList<Key, Value>, maxCost: Int?, maxCount: Int?) {
         while let oldest = list.oldestNode,
               list.totalCost > maxCost ?? .max || list.count > maxCount ?? .max {
             list.remove(oldest.key)

@@ -2,6 +2,7 @@ import Foundation
 
 /// `douyinkit-bench [suite ...]`: runs the named suites (all when none is named).
 let suites: [String: () throws -> Void] = [
+    "cache": CacheBenchmark.run,
     "gift": GiftBenchmark.run,
     "models": ModelsBenchmark.run,
 ]
