@@ -15,13 +15,25 @@ let package = Package(
         .library(name: "DouyinModels", targets: ["DouyinModels"]),
         .library(name: "DouyinGift", targets: ["DouyinGift"]),
         .library(name: "DouyinCache", targets: ["DouyinCache"]),
+        .library(name: "DouyinWebP", targets: ["DouyinWebP"]),
         .executable(name: "douyinkit", targets: ["douyinkit"]),
     ],
     targets: [
         .target(name: "DouyinModels", swiftSettings: swiftSettings),
         .target(name: "DouyinGift", swiftSettings: swiftSettings),
         .target(name: "DouyinCache", swiftSettings: swiftSettings),
-        .target(name: "DouyinKit", dependencies: ["DouyinModels", "DouyinGift", "DouyinCache"], swiftSettings: swiftSettings),
+        // libwebp from the system (Debian libwebp-dev, Homebrew webp); only DouyinWebP imports it.
+        .systemLibrary(
+            name: "CWebP",
+            pkgConfig: "libwebpdemux",
+            providers: [.apt(["libwebp-dev"]), .brew(["webp"])]
+        ),
+        .target(name: "DouyinWebP", dependencies: ["CWebP"], swiftSettings: swiftSettings),
+        .target(
+            name: "DouyinKit",
+            dependencies: ["DouyinModels", "DouyinGift", "DouyinCache", "DouyinWebP"],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(name: "douyinkit", dependencies: ["DouyinKit"], swiftSettings: swiftSettings),
         .executableTarget(name: "douyinkit-bench", dependencies: ["DouyinKit"], swiftSettings: swiftSettings),
         // Test-only helpers (fixture paths, nginx harness, manual clock); never re-exported.
@@ -39,6 +51,12 @@ let package = Package(
         .testTarget(
             name: "DouyinCacheTests",
             dependencies: ["DouyinCache", "DouyinTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "DouyinWebPTests",
+            // CWebP directly: the tests compare against libwebp's own WebPAnimDecoder.
+            dependencies: ["DouyinWebP", "CWebP", "DouyinTestSupport"],
             swiftSettings: swiftSettings
         ),
         // Runs the built `douyinkit` binary; depending on it makes SwiftPM build it first.

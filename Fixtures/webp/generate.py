@@ -46,5 +46,60 @@ def covers():
         run(*args, "-o", HERE / "covers" / f"cover-{cover}.webp")
 
 
+def lossless_opaque():
+    """6 opaque frames, mostly the same with a moving square: img2webp's frame-difference
+    optimisation turns them into sub-rectangles, so decoding must composite to get them back."""
+    frames_dir = HERE / "frames"
+    frames_dir.mkdir(exist_ok=True)
+    width, height = 48, 32
+    args = ["img2webp", "-loop", "2", "-lossless"]
+    for frame in range(6):
+        name = frames_dir / f"opaque-{frame}.pam"
+        def pixel(x, y, f=frame):
+            inside = 4 + 6 * f <= x < 14 + 6 * f and 8 <= y < 20
+            return (250, 40, 40, 255) if inside else (x * 5, y * 7, 90, 255)
+        write_pam(name, width, height, pixel)
+        args += ["-d", str(80 + 10 * frame), name]
+    run(*args, "-o", HERE / "lossless-opaque.webp")
+
+
+def muxed():
+    """Frames with alpha at offsets, every dispose × blend combination, put together by webpmux."""
+    parts = Path(tempfile.mkdtemp())
+    specs = [  # (width, height, x, y, dispose, blend, colour)
+        (40, 30, 0, 0, 0, "-b", (30, 120, 200, 255)),
+        (16, 12, 4, 6, 0, "+b", (255, 0, 0, 128)),
+        (16, 12, 10, 10, 1, "+b", (0, 255, 0, 64)),
+        (20, 10, 12, 4, 1, "-b", (0, 0, 255, 200)),
+        (12, 12, 20, 14, 0, "-b", (255, 255, 0, 0)),
+        (24, 16, 8, 8, 0, "+b", (200, 100, 50, 180)),
+    ]
+    args = ["webpmux"]
+    for index, (w, h, x, y, dispose, blend, colour) in enumerate(specs):
+        pam = parts / f"part{index}.pam"
+        def pixel(px, py, c=colour):
+            r, g, b, a = c
+            return (r, g, b, a if (px + py) % 5 else min(255, a + 60))
+        write_pam(pam, w, h, pixel)
+        still = parts / f"part{index}.webp"
+        run("cwebp", "-quiet", "-lossless", "-exact", pam, "-o", still)
+        args += ["-frame", still, f"+{60 + index}+{x}+{y}+{dispose}{blend}"]
+    run(*args, "-loop", "3", "-bgcolor", "255,255,255,255", "-o", HERE / "muxed-alpha.webp")
+
+
+def stills():
+    parts = Path(tempfile.mkdtemp())
+    pam = parts / "still.pam"
+    write_pam(pam, 33, 21, lambda x, y: (x * 7, y * 11, 128, 255 if x < 20 else 100))
+    run("cwebp", "-quiet", "-q", "80", pam, "-o", HERE / "still-lossy-alpha.webp")
+    run("cwebp", "-quiet", "-lossless", "-exact", pam, "-o", HERE / "still-lossless-alpha.webp")
+    opaque = parts / "opaque.pam"
+    write_pam(opaque, 33, 21, lambda x, y: (x * 7, y * 11, 128, 255))
+    run("cwebp", "-quiet", "-q", "80", "-noalpha", opaque, "-o", HERE / "still-lossy.webp")
+
+
 if __name__ == "__main__":
     covers()
+    lossless_opaque()
+    muxed()
+    stills()

@@ -1,3 +1,4 @@
 @_exported import DouyinModels
 @_exported import DouyinGift
 @_exported import DouyinCache
+@_exported import DouyinWebP

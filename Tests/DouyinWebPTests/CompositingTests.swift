@@ -1,0 +1,89 @@
+import DouyinTestSupport
+@testable import DouyinWebP
+import Foundation
+import Testing
+
+@Suite("Composited frames match libwebp's decoder to the pixel")
+struct CompositingTests {
+    static let corpus = [
+        "webp/muxed-alpha.webp", "webp/lossless-opaque.webp",
+        "webp/covers/cover-0.webp", "webp/covers/cover-1.webp", "webp/covers/cover-2.webp",
+        "webp/still-lossy.webp", "webp/still-lossy-alpha.webp", "webp/still-lossless-alpha.webp",
+    ]
+
+    @Test(arguments: corpus)
+    func everyFrameEqualsWebPAnimDecoder(file: String) throws {
+        let data = try Fixtures.data(file)
+        let reference = try #require(ReferenceDecoder.frames(of: data))
+        let animation = try WebPAnimation(data: data)
+        #expect(animation.frames.count == reference.count)
+        for index in animation.frames.indices {
+            let pixels = try animation.frame(at: index).premultipliedRGBA
+            let differing = zip(pixels, reference[index]).filter { $0 != $1 }.count
+            #expect(pixels.count == reference[index].count && differing == 0, "frame \(index): \(differing) bytes differ")
+        }
+    }
+
+    @Test func losslessFramesEqualTheirSources() throws {
+        let animation = try WebPAnimation(data: Fixtures.data("webp/lossless-opaque.webp"))
+        // img2webp stored sub-rectangles; compositing must rebuild the whole source frames.
+        #expect(animation.frames.dropFirst().allSatisfy { $0.width < animation.canvasWidth })
+        for index in 0..<6 {
+            let source = pamPixels(try Fixtures.data("webp/frames/opaque-\(index).pam"))
+            let pixels = try animation.frame(at: index).straightRGBA()
+            #expect(pixels == source, "frame \(index): \(zip(pixels, source).filter { $0 != $1 }.count) bytes differ")
+        }
+    }
+
+    @Test func frameIndex() throws {
+        let animation = try WebPAnimation(data: Fixtures.data("webp/muxed-alpha.webp"))
+        #expect((animation.canvasWidth, animation.canvasHeight) == (40, 30))
+        #expect(animation.loopCount == 3)
+        #expect(animation.backgroundColor == 0xFFFF_FFFF)
+        let frames = animation.frames
+        #expect(frames.map(\.x) == [0, 4, 10, 12, 20, 8])
+        #expect(frames.map(\.y) == [0, 6, 10, 4, 14, 8])
+        #expect(frames.map(\.width) == [40, 16, 16, 20, 12, 24])
+        #expect(frames.map(\.fileDuration) == [60, 61, 62, 63, 64, 65])
+        #expect(frames.map(\.disposesToBackground) == [false, false, true, true, false, false])
+        #expect(frames.map(\.blendsWithPrevious) == [false, true, true, false, false, true])
+        #expect(frames.map(\.isKeyframe) == [true, false, false, false, false, false])
+    }
+
+    @Test func stillsAreOneFrameAnimations() throws {
+        for file in ["webp/still-lossy.webp", "webp/still-lossless-alpha.webp"] {
+            let animation = try WebPAnimation(data: Fixtures.data(file))
+            #expect(animation.frames.count == 1)
+            #expect(animation.frames[0].isKeyframe)
+            #expect((animation.canvasWidth, animation.canvasHeight) == (33, 21))
+        }
+        #expect(try WebPAnimation(data: Fixtures.data("webp/still-lossy.webp")).frames[0].hasAlpha == false)
+        #expect(try WebPAnimation(data: Fixtures.data("webp/still-lossless-alpha.webp")).frames[0].hasAlpha)
+    }
+
+    @Test func randomAccessEqualsSequentialPlayback() throws {
+        let data = try Fixtures.data("webp/muxed-alpha.webp")
+        let sequential = try WebPAnimation(data: data)
+        let played = try (0..<6).map { try sequential.frame(at: $0) }
+        for index in [5, 2, 4, 0, 3, 3, 1] {
+            #expect(try WebPAnimation(data: data).frame(at: index) == played[index])
+            #expect(try sequential.frame(at: index) == played[index])
+        }
+    }
+
+    @Test func tinyDurationsPlayAsOneHundredMilliseconds() throws {
+        let frame = WebPFrameInfo(index: 0, x: 0, y: 0, width: 1, height: 1, fileDuration: 10, blendsWithPrevious: false,
+                                  disposesToBackground: false, hasAlpha: false, isKeyframe: true)
+        #expect(frame.displayDuration == 100)
+        var longer = frame
+        longer.fileDuration = 11
+        #expect(longer.displayDuration == 11)
+        #expect(try WebPAnimation(data: Fixtures.data("webp/muxed-alpha.webp")).frame(at: 1).duration == 61)
+    }
+
+    @Test func straightAlphaUndoesPremultiplication() {
+        let frame = WebPCanvasFrame(index: 0, width: 3, height: 1, duration: 100,
+                                    premultipliedRGBA: [128, 64, 0, 128, 10, 10, 10, 0, 200, 100, 50, 255])
+        #expect(frame.straightRGBA() == [255, 128, 0, 128, 0, 0, 0, 0, 200, 100, 50, 255])
+    }
+}
