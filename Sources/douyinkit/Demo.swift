@@ -7,7 +7,25 @@ enum Demo {
         let fixtures = try FixturesFolder.locate()
         try showFeed(fixtures)
         try await showCache(fixtures)
+        try showCovers(fixtures)
         try showGifts(fixtures)
+    }
+
+    /// Decodes each animated cover: the first frame, then the rest, with times.
+    static func showCovers(_ fixtures: URL) throws {
+        let folder = fixtures.appendingPathComponent("webp/covers")
+        print("\n== Animated WebP covers (Fixtures/webp/covers)")
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() {
+            let start = ContinuousClock.now
+            let animation = try WebPAnimation(data: Data(contentsOf: folder.appendingPathComponent(name)))
+            _ = try animation.frame(at: 0)
+            let first = ContinuousClock.now - start
+            for index in animation.frames.indices.dropFirst() { _ = try animation.frame(at: index) }
+            let total = ContinuousClock.now - start
+            print("  \(name): \(animation.frames.count) frames \(animation.canvasWidth)×\(animation.canvasHeight), "
+                + "first frame \(first.formatted(.units(allowed: [.milliseconds], fractionalPart: .show(length: 2)))), "
+                + "all \(total.formatted(.units(allowed: [.milliseconds], fractionalPart: .show(length: 2))))")
+        }
     }
 
     /// Fetches every Fixtures cover through a fresh cache from a `file://` origin, twice.

@@ -8,6 +8,7 @@ let verbs: [String: ([String]) async throws -> Void] = [
     "decode": DecodeCommand.run,
     "gift-sim": GiftSimCommand.run,
     "cache": CacheCommand.run,
+    "webp-frames": WebPFramesCommand.run,
 ]
 
 guard let verb = arguments.first, let command = verbs[verb] else {
@@ -16,6 +17,7 @@ guard let verb = arguments.first, let command = verbs[verb] else {
       demo
       decode <user|awemes|comments|groupchats|emotions> <file>
       cache get <url> --dir <dir> [--out <file>]
+      webp-frames <file> --out <dir>
       gift-sim <script> [--tracks N] [--combo-window MS] [--max-combo N]
     """).exit()
 }

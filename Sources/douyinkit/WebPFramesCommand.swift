@@ -1,0 +1,36 @@
+import DouyinKit
+import Foundation
+
+/// `douyinkit webp-frames <file> --out <dir>`: every composited canvas frame as a PAM file.
+enum WebPFramesCommand {
+    static let usage = "usage: douyinkit webp-frames <file> --out <dir>"
+
+    static func run(_ arguments: [String]) throws {
+        var options = try Options(arguments, usage: usage)
+        guard options.positional.count == 1, let out = options.string("--out") else { throw ToolError.usage(usage) }
+        try options.finish()
+        let path = options.positional[0]
+        guard let data = FileManager.default.contents(atPath: path) else { throw ToolError.failed("cannot read \(path)") }
+        do {
+            let animation = try WebPAnimation(data: data)
+            let directory = URL(fileURLWithPath: out)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            for index in animation.frames.indices {
+                let frame = try animation.frame(at: index)
+                let name = String(format: "frame-%03d.pam", index)
+                try pam(frame).write(to: directory.appendingPathComponent(name))
+            }
+            print("frames=\(animation.frames.count) width=\(animation.canvasWidth) height=\(animation.canvasHeight) loop=\(animation.loopCount)")
+        } catch let error as WebPError {
+            throw ToolError.failed("\(path): \(error)")
+        } catch {
+            throw ToolError.failed("cannot write frames to \(out): \(error.localizedDescription)")
+        }
+    }
+
+    /// A PAM image: `P7`, `TUPLTYPE RGB_ALPHA`, 8-bit, straight (not premultiplied) alpha.
+    static func pam(_ frame: WebPCanvasFrame) -> Data {
+        let header = "P7\nWIDTH \(frame.width)\nHEIGHT \(frame.height)\nDEPTH 4\nMAXVAL 255\nTUPLTYPE RGB_ALPHA\nENDHDR\n"
+        return Data(header.utf8) + Data(frame.straightRGBA())
+    }
+}
