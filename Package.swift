@@ -35,7 +35,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "douyinkit", dependencies: ["DouyinKit"], swiftSettings: swiftSettings),
-        .executableTarget(name: "douyinkit-bench", dependencies: ["DouyinKit"], swiftSettings: swiftSettings),
+        // CWebP directly: the WebP baseline is libwebp's own WebPAnimDecoder.
+        .executableTarget(name: "douyinkit-bench", dependencies: ["DouyinKit", "CWebP"], swiftSettings: swiftSettings),
         // Test-only helpers (fixture paths, nginx harness, manual clock); never re-exported.
         .target(name: "DouyinTestSupport", path: "Tests/DouyinTestSupport", swiftSettings: swiftSettings),
         .testTarget(

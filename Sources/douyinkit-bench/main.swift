@@ -5,6 +5,7 @@ let suites: [String: () throws -> Void] = [
     "cache": CacheBenchmark.run,
     "gift": GiftBenchmark.run,
     "models": ModelsBenchmark.run,
+    "webp": WebPBenchmark.run,
 ]
 let requested = CommandLine.arguments.dropFirst()
 for name in requested.isEmpty ? suites.keys.sorted() : Array(requested) {
