@@ -62,7 +62,9 @@ struct LibWebPContainer: Sendable {
     /// Decodes frame `index`'s rectangle into `output` (its width × height × 4 bytes, rgbA).
     func decodeFrame(_ index: Int, into output: inout [UInt8]) throws(WebPError) {
         let frame = frames[index]
-        output = [UInt8](repeating: 0, count: frame.width * frame.height * 4)
+        let size = frame.width * frame.height * 4
+        // Reuse the caller's scratch buffer when it fits: WebPDecode writes every byte anyway.
+        if output.count != size { output = [UInt8](repeating: 0, count: size) }
         let fragment = fragments[index]
         let decoded: Bool = data.withUnsafeBytes { raw in
             var config = WebPDecoderConfig()

@@ -108,7 +108,8 @@ public final class WebPAnimation: Sendable {
                     let to = ((frame.y + row) * canvasWidth + frame.x) * 4
                     let from = row * rowBytes
                     if !blends {
-                        for byte in 0..<rowBytes { target[to + byte] = source[from + byte] }
+                        UnsafeMutableRawPointer(target.baseAddress! + to)
+                            .copyMemory(from: source.baseAddress! + from, byteCount: rowBytes)
                         continue
                     }
                     for pixel in stride(from: 0, to: rowBytes, by: 4) {
