@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "DouyinGift", targets: ["DouyinGift"]),
         .library(name: "DouyinCache", targets: ["DouyinCache"]),
         .library(name: "DouyinWebP", targets: ["DouyinWebP"]),
+        .library(name: "DouyinVideoCache", targets: ["DouyinVideoCache"]),
         .executable(name: "douyinkit", targets: ["douyinkit"]),
     ],
     targets: [
@@ -29,9 +30,11 @@ let package = Package(
             providers: [.apt(["libwebp-dev"]), .brew(["webp"])]
         ),
         .target(name: "DouyinWebP", dependencies: ["CWebP"], swiftSettings: swiftSettings),
+        // DouyinCache only for its MD5, which names the files of both caches the same way.
+        .target(name: "DouyinVideoCache", dependencies: ["DouyinCache"], swiftSettings: swiftSettings),
         .target(
             name: "DouyinKit",
-            dependencies: ["DouyinModels", "DouyinGift", "DouyinCache", "DouyinWebP"],
+            dependencies: ["DouyinModels", "DouyinGift", "DouyinCache", "DouyinWebP", "DouyinVideoCache"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "douyinkit", dependencies: ["DouyinKit"], swiftSettings: swiftSettings),
@@ -52,6 +55,11 @@ let package = Package(
         .testTarget(
             name: "DouyinCacheTests",
             dependencies: ["DouyinCache", "DouyinTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "DouyinVideoCacheTests",
+            dependencies: ["DouyinVideoCache", "DouyinTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -2,3 +2,4 @@
 @_exported import DouyinGift
 @_exported import DouyinCache
 @_exported import DouyinWebP
+@_exported import DouyinVideoCache

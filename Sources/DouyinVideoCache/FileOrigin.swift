@@ -1,0 +1,73 @@
+import Foundation
+
+/// An origin that serves `file://` URLs with HTTP range semantics, so the cache runs without a
+/// server (the demo, offline tools). Its ETag is the file's size and modification time.
+public struct FileOrigin: VideoOrigin {
+    /// Bytes per second to deliver at, simulating a slow link; `nil` for full speed.
+    public var bytesPerSecond: Int?
+    /// The size of each body chunk.
+    public var chunkSize: Int
+
+    /// A file origin, optionally throttled to `bytesPerSecond`.
+    public init(bytesPerSecond: Int? = nil, chunkSize: Int = 64 * 1024) {
+        self.bytesPerSecond = bytesPerSecond
+        self.chunkSize = max(1, chunkSize)
+    }
+
+    /// Answers 206 with the requested bytes (clipped to the file), 416 past its end, 404 when absent.
+    public func fetch(_ request: OriginRequest) async throws -> OriginResponse {
+        guard request.url.isFileURL else { throw VideoCacheError.invalidResponse("FileOrigin serves file:// URLs only") }
+        let path = request.url.path
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+              let size = (attributes[.size] as? NSNumber)?.int64Value,
+              let handle = FileHandle(forReadingAtPath: path) else {
+            return OriginResponse(status: 404, headers: [:], body: AsyncThrowingStream { $0.finish() })
+        }
+        let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+        let etag = "\"\(String(size, radix: 16))-\(String(Int64(modified * 1000), radix: 16))\""
+        var headers = ["etag": etag, "content-type": Self.mimeType(for: request.url)]
+        let start = request.range.lowerBound
+        guard start < size else {
+            try? handle.close()
+            headers["content-range"] = "bytes */\(size)"
+            return OriginResponse(status: 416, headers: headers, body: AsyncThrowingStream { $0.finish() })
+        }
+        let end = min(request.range.upperBound, size)
+        headers["content-range"] = "bytes \(start)-\(end - 1)/\(size)"
+        headers["content-length"] = String(end - start)
+        let chunkSize = chunkSize
+        let pause = bytesPerSecond.map { Duration.seconds(Double(chunkSize) / Double(max(1, $0))) }
+        let body = AsyncThrowingStream<Data, any Error> { continuation in
+            let producer = Task {
+                defer { try? handle.close() }
+                do {
+                    try handle.seek(toOffset: UInt64(start))
+                    var offset = start
+                    while offset < end {
+                        try Task.checkCancellation()
+                        if let pause { try await Task.sleep(for: pause) }
+                        let count = Int(min(Int64(chunkSize), end - offset))
+                        guard let chunk = try handle.read(upToCount: count), !chunk.isEmpty else { break }
+                        continuation.yield(chunk)
+                        offset += Int64(chunk.count)
+                    }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error is CancellationError ? VideoCacheError.cancelled : VideoCacheError.network("\(error)"))
+                }
+            }
+            continuation.onTermination = { _ in producer.cancel() }
+        }
+        return OriginResponse(status: 206, headers: headers, body: body)
+    }
+
+    private static func mimeType(for url: URL) -> String {
+        switch url.pathExtension.lowercased() {
+        case "mp4", "m4v": "video/mp4"
+        case "mov": "video/quicktime"
+        case "webm": "video/webm"
+        case "ts": "video/mp2t"
+        default: "application/octet-stream"
+        }
+    }
+}

@@ -1,0 +1,468 @@
+import Foundation
+
+/// One cached resource: its data file, its range index, and the origin downloads filling it.
+///
+/// Readers never get bytes from a download directly: a download writes each chunk into the
+/// sparse file and records it in the index, then wakes the readers, which read from the file.
+/// So a byte is fetched once however many readers want it, a slow reader buffers nothing in
+/// memory, and the index is the only truth about what is on disk.
+final class ResourceEntry: @unchecked Sendable {
+    // @unchecked Sendable: `state` is only touched under `lock`; `persistLock` orders the
+    // fsync-then-index writes; everything else is immutable.
+
+    /// An origin request in flight, filling `[position, end)`. `end` can shrink when a reader
+    /// far ahead starts its own request there.
+    struct Download {
+        let start: Int64
+        var end: Int64
+        var position: Int64
+        /// The index generation it writes for; a changed resource starts a new one.
+        var generation: Int
+        var task: Task<Void, Never>?
+    }
+
+    /// What a reader does next.
+    enum Step {
+        case done
+        case read(Range<Int64>)
+        case wait(version: Int)
+        case direct(Range<Int64>)
+        case fail(VideoCacheError)
+    }
+
+    private struct State {
+        var info: VideoContentInfo?
+        var ranges: ByteRangeSet
+        var generation = 0
+        var downloads: [Int: Download] = [:]
+        /// Readers relying on each download (kept after it ends, until they let go).
+        var demand: [Int: Int] = [:]
+        /// Why a relied-on download failed, for the readers still waiting on it.
+        var failures: [Int: VideoCacheError] = [:]
+        var nextID = 0
+        /// Bumped on every change a waiting reader might care about.
+        var version = 0
+        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        /// Set once the bytes can no longer be stored (disk failure, over budget): readers then
+        /// fetch what is missing straight from the origin.
+        var uncached: VideoCacheError?
+        var lastAccess: Double
+        var unpersisted: Int64 = 0
+    }
+
+    let key: String
+    let url: URL
+    let dataFileName: String
+    private let file: SparseFile?
+    private let metadataPath: String
+    private let origin: any VideoOrigin
+    private let configuration: VideoCache.Configuration
+    private let ledger: StorageLedger
+    private let lock = NSLock()
+    private let persistLock = NSLock()
+    private var state: State
+
+    init(key: String, url: URL, directory: String, dataFileName: String, metadata: ResourceMetadata?,
+         origin: any VideoOrigin, configuration: VideoCache.Configuration, ledger: StorageLedger) {
+        self.key = key
+        self.url = url
+        self.dataFileName = dataFileName
+        self.metadataPath = directory + "/" + key + ".meta"
+        self.origin = origin
+        self.configuration = configuration
+        self.ledger = ledger
+        let file = try? SparseFile(path: directory + "/" + dataFileName)
+        self.file = file
+        var ranges = metadata?.ranges ?? ByteRangeSet()
+        // The file may be shorter than the index claims (deleted, replaced): trust the file.
+        ranges.removeAll(from: file?.size() ?? 0)
+        state = State(info: metadata?.info, ranges: ranges, lastAccess: metadata?.lastAccess ?? Date().timeIntervalSince1970)
+        if file == nil { state.uncached = .disk("cannot open \(dataFileName)") }
+    }
+
+    /// The byte ranges held now.
+    var ranges: ByteRangeSet { lock.withLock { state.ranges } }
+
+    /// What the origin said, if it has answered yet.
+    var info: VideoContentInfo? { lock.withLock { state.info } }
+
+    // MARK: Reading
+
+    /// Delivers `requested` (clipped to the resource's length) to `sink` in order, fetching
+    /// what is missing; with no sink it only makes sure the bytes are cached (prefetch).
+    func deliver(_ requested: Range<Int64>, maxChunk: Int = .max, to sink: ((Data) throws -> Void)?) async throws {
+        var relied: Set<Int> = []
+        var position = requested.lowerBound
+        do {
+            while true {
+                if Task.isCancelled { throw VideoCacheError.cancelled }
+                switch lock.withLock({ plan(position, in: requested, relied: &relied) }) {
+                case .done:
+                    release(relied, cancelled: false)
+                    return
+                case .read(let range):
+                    let end = range.lowerBound + min(Int64(range.count), Int64(maxChunk))
+                    if let sink {
+                        let data = try readFile(range.lowerBound..<end)
+                        try sink(data)
+                    }
+                    position = end
+                case .wait(let version):
+                    await waitForChange(after: version)
+                case .direct(let range):
+                    let data = try await fetchDirect(range)
+                    if let sink, !data.isEmpty { try sink(data) }
+                    if data.isEmpty { release(relied, cancelled: false); return }
+                    position += Int64(data.count)
+                case .fail(let error):
+                    throw error
+                }
+            }
+        } catch {
+            let failure = Self.describe(error)
+            release(relied, cancelled: failure == .cancelled)
+            throw failure
+        }
+    }
+
+    /// Decides the next step for a reader at `position`. Called under `lock`.
+    private func plan(_ position: Int64, in requested: Range<Int64>, relied: inout Set<Int>) -> Step {
+        var upper = requested.upperBound
+        if let length = state.info?.length { upper = min(upper, length) }
+        guard position < upper else { return .done }
+        if let held = state.ranges.heldRunEnd(from: position) {
+            return .read(position..<min(held, upper))
+        }
+        if state.uncached != nil {
+            let gap = state.ranges.missing(in: position..<upper)[0]
+            return .direct(gap)
+        }
+        if let failed = relied.lazy.compactMap({ self.state.failures[$0] }).first {
+            return .fail(failed)
+        }
+        if let (id, download) = state.downloads.first(where: { $0.value.position <= position && position < $0.value.end }) {
+            if position - download.position <= configuration.readOnThreshold {
+                rely(on: id, relied: &relied)
+                return .wait(version: state.version)
+            }
+            // Too far ahead to wait for: that download stops here and a new one starts.
+            state.downloads[id]?.end = position
+        }
+        let id = startDownload(at: position, upTo: upper)
+        rely(on: id, relied: &relied)
+        return .wait(version: state.version)
+    }
+
+    private func rely(on id: Int, relied: inout Set<Int>) {
+        if relied.insert(id).inserted { state.demand[id, default: 0] += 1 }
+    }
+
+    /// Lets go of the downloads a reader relied on; a cancelled reader's downloads that nobody
+    /// else needs are cancelled too.
+    private func release(_ relied: Set<Int>, cancelled: Bool) {
+        lock.withLock {
+            for id in relied {
+                let remaining = (state.demand[id] ?? 1) - 1
+                guard remaining <= 0 else {
+                    state.demand[id] = remaining
+                    continue
+                }
+                state.demand[id] = nil
+                state.failures[id] = nil
+                if cancelled, let download = state.downloads.removeValue(forKey: id) {
+                    download.task?.cancel()
+                }
+            }
+        }
+    }
+
+    private func readFile(_ range: Range<Int64>) throws -> Data {
+        guard let file else { throw VideoCacheError.disk("no data file") }
+        do {
+            let data = try file.read(at: range.lowerBound, count: range.count)
+            if data.count == range.count { return data }
+            // The file lost bytes the index holds (truncated behind our back): forget them.
+            lock.withLock { state.ranges.removeAll(from: range.lowerBound + Int64(data.count)) }
+            return data
+        } catch {
+            throw VideoCacheError.disk(error.reason)
+        }
+    }
+
+    private func waitForChange(after version: Int) async {
+        let token = lock.withLock { () -> Int in
+            state.nextID += 1
+            return state.nextID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                lock.withLock {
+                    if state.version != version || Task.isCancelled {
+                        continuation.resume()
+                    } else {
+                        state.waiters[token] = continuation
+                    }
+                }
+            }
+        } onCancel: {
+            lock.withLock { state.waiters.removeValue(forKey: token) }?.resume()
+        }
+    }
+
+    /// Records a change and wakes every waiting reader. Called under `lock`.
+    private func signal() {
+        state.version += 1
+        let waiters = state.waiters.values
+        state.waiters.removeAll(keepingCapacity: true)
+        for waiter in waiters { waiter.resume() }
+    }
+
+    // MARK: Downloading
+
+    /// Plans a download from `position` (missing, not covered) through the gap and any small
+    /// held gaps after it, stopping at the next download. Called under `lock`.
+    private func startDownload(at position: Int64, upTo upper: Int64) -> Int {
+        let gaps = state.ranges.missing(in: position..<upper)
+        var end = gaps[0].upperBound
+        for gap in gaps.dropFirst() {
+            guard gap.lowerBound - end < configuration.coalescingGap else { break }
+            end = gap.upperBound
+        }
+        for download in state.downloads.values where download.position > position {
+            end = min(end, download.position)
+        }
+        state.nextID += 1
+        let id = state.nextID
+        state.downloads[id] = Download(start: position, end: end, position: position, generation: state.generation)
+        ledger.downloadStarted(for: key)
+        state.downloads[id]?.task = Task { [self] in
+            await run(id)
+            ledger.downloadEnded(for: key)
+        }
+        return id
+    }
+
+    private func run(_ id: Int) async {
+        guard let request = lock.withLock({ () -> OriginRequest? in
+            guard let download = state.downloads[id] else { return nil }
+            return OriginRequest(url: url, range: download.start..<download.end, ifRange: state.info?.ifRangeValidator)
+        }) else { return }
+        do {
+            let response = try await origin.fetch(request)
+            var offset: Int64
+            var expectedEnd: Int64?
+            var isWholeBody = false
+            switch try OriginAnswer.parse(status: response.status, headers: response.headers, for: request) {
+            case .partial(let range, let info):
+                adopt(info, for: id)
+                offset = range.lowerBound
+                expectedEnd = range.upperBound
+            case .whole(let info):
+                // The origin ignored Range (or If-Range found a new version): the body starts at
+                // byte 0, and the bytes before this download's start are skipped, not stored.
+                adopt(info, for: id)
+                offset = 0
+                expectedEnd = info.length
+                isWholeBody = true
+            case .unsatisfiable(let length):
+                adopt(VideoContentInfo(length: length ?? request.range.lowerBound), for: id)
+                finish(id, failure: nil)
+                return
+            }
+            var wantsMore = true
+            for try await chunk in response.body {
+                let (more, shouldPersist) = try accept(chunk, at: offset, for: id)
+                offset += Int64(chunk.count)
+                wantsMore = more
+                if shouldPersist { persist() }
+                if !wantsMore { break }
+            }
+            if isWholeBody, wantsMore, expectedEnd == nil {
+                // A whole body of unknown length that ended cleanly: its end is the length.
+                adopt(VideoContentInfo(length: offset), for: id)
+                expectedEnd = offset
+            }
+            try lock.withLock {
+                guard let download = state.downloads[id], let expectedEnd else { return }
+                let target = min(download.end, expectedEnd)
+                if download.position < target {
+                    throw VideoCacheError.truncatedBody(expected: target - download.start, received: download.position - download.start)
+                }
+            }
+            finish(id, failure: nil)
+        } catch {
+            finish(id, failure: Self.describe(error))
+        }
+        persist()
+    }
+
+    /// Takes in what a response said about the resource; when it says the resource is not the
+    /// one whose bytes are stored, the stored bytes are dropped first.
+    private func adopt(_ info: VideoContentInfo, for id: Int) {
+        persistLock.withLock {
+            let discarded = lock.withLock { () -> Int64? in
+                guard let download = state.downloads[id], download.generation == state.generation else { return nil }
+                guard let old = state.info, old.differs(from: info) else {
+                    var merged = info
+                    merged.length = info.length ?? state.info?.length
+                    merged.mimeType = info.mimeType ?? state.info?.mimeType
+                    merged.etag = info.etag ?? state.info?.etag
+                    merged.lastModified = info.lastModified ?? state.info?.lastModified
+                    state.info = merged
+                    return nil
+                }
+                let dropped = state.ranges.byteCount
+                state.generation += 1
+                state.ranges = ByteRangeSet()
+                state.info = info
+                for (other, download) in state.downloads where other != id {
+                    download.task?.cancel()
+                    state.downloads[other] = nil
+                }
+                let generation = state.generation  // read first: the optional-chained write below is one access
+                state.downloads[id]?.generation = generation
+                try? file?.truncate()
+                signal()
+                return dropped
+            }
+            guard let discarded else { return }
+            ledger.release(discarded, for: key)
+            saveMetadata()
+        }
+    }
+
+    /// Stores the useful part of a body chunk; returns whether the download wants more and
+    /// whether enough is unpersisted to write the index.
+    private func accept(_ chunk: Data, at offset: Int64, for id: Int) throws -> (Bool, Bool) {
+        ledger.countOriginBytes(Int64(chunk.count))
+        return try lock.withLock {
+            // Callbacks can arrive after a cancel: a download no longer listed writes nothing.
+            guard let download = state.downloads[id], download.generation == state.generation else { return (false, false) }
+            let chunkRange = offset..<(offset + Int64(chunk.count))
+            let useful = max(chunkRange.lowerBound, download.position)..<max(max(chunkRange.lowerBound, download.position), min(chunkRange.upperBound, download.end))
+            if !useful.isEmpty {
+                let added = state.ranges.missing(in: useful).reduce(Int64(0)) { $0 + Int64($1.count) }
+                guard ledger.admit(added, for: key) else {
+                    state.uncached = .disk("over the size limit")
+                    signal()
+                    throw VideoCacheError.disk("over the size limit")
+                }
+                let slice = chunk.subdata(in: Int(useful.lowerBound - offset)..<Int(useful.upperBound - offset))
+                do {
+                    try file?.write(slice, at: useful.lowerBound)
+                } catch {
+                    let reason = (error as? SparseFile.Failure)?.reason ?? "\(error)"
+                    ledger.release(added, for: key)
+                    state.uncached = .disk(reason)
+                    signal()
+                    throw VideoCacheError.disk(reason)
+                }
+                state.ranges.insert(useful)
+                state.downloads[id]?.position = useful.upperBound
+                state.unpersisted += Int64(useful.count)
+                signal()
+            }
+            let position = state.downloads[id]?.position ?? download.position
+            return (position < download.end, state.unpersisted >= configuration.persistInterval)
+        }
+    }
+
+    private func finish(_ id: Int, failure: VideoCacheError?) {
+        lock.withLock {
+            guard state.downloads.removeValue(forKey: id) != nil else { return }
+            if let failure, state.demand[id] != nil { state.failures[id] = failure }
+            signal()
+        }
+    }
+
+    /// Fetches `range` from the origin without storing it (caching is off for this resource).
+    private func fetchDirect(_ range: Range<Int64>) async throws -> Data {
+        let request = OriginRequest(url: url, range: range)
+        let response = try await origin.fetch(request)
+        var offset: Int64
+        switch try OriginAnswer.parse(status: response.status, headers: response.headers, for: request) {
+        case .partial(let sent, let info):
+            lock.withLock { if state.info?.length == nil { state.info = info } }
+            offset = sent.lowerBound
+        case .whole:
+            offset = 0
+        case .unsatisfiable(let length):
+            lock.withLock { state.info = state.info ?? VideoContentInfo(length: length ?? range.lowerBound) }
+            return Data()
+        }
+        var collected = Data()
+        for try await chunk in response.body {
+            ledger.countOriginBytes(Int64(chunk.count))
+            let chunkEnd = offset + Int64(chunk.count)
+            let from = max(offset, range.lowerBound)
+            let to = min(chunkEnd, range.upperBound)
+            if from < to { collected.append(chunk.subdata(in: Int(from - offset)..<Int(to - offset))) }
+            offset = chunkEnd
+            if offset >= range.upperBound { break }
+        }
+        return collected
+    }
+
+    // MARK: Persisting
+
+    /// Makes the index durable: fsync the data, then replace the metadata with the ranges that
+    /// were written before the fsync.
+    func persist() {
+        persistLock.withLock { saveMetadata() }
+    }
+
+    /// Called under `persistLock`.
+    private func saveMetadata() {
+        guard let file else { return }
+        let metadata = lock.withLock { () -> ResourceMetadata in
+            state.unpersisted = 0
+            return ResourceMetadata(url: url.absoluteString, dataFileName: dataFileName, info: state.info, ranges: state.ranges, lastAccess: state.lastAccess)
+        }
+        do {
+            try file.sync()
+            try metadata.save(to: metadataPath)
+        } catch {
+            // The next persist retries; until then the old index still describes real bytes.
+        }
+    }
+
+    /// Notes a read now, for LRU order.
+    func touch() {
+        lock.withLock { state.lastAccess = Date().timeIntervalSince1970 }
+    }
+
+    /// Drops every stored byte (``VideoCache/remove(for:)`` while readers are open).
+    func discardAll() {
+        persistLock.withLock {
+            let dropped = lock.withLock { () -> Int64 in
+                let dropped = state.ranges.byteCount
+                state.generation += 1
+                state.ranges = ByteRangeSet()
+                for download in state.downloads.values { download.task?.cancel() }
+                state.downloads.removeAll()
+                try? file?.truncate()
+                signal()
+                return dropped
+            }
+            ledger.release(dropped, for: key)
+            saveMetadata()
+        }
+    }
+
+    /// Cancels every download (the entry is being evicted or removed).
+    func cancelAll() {
+        lock.withLock {
+            for download in state.downloads.values { download.task?.cancel() }
+            state.downloads.removeAll()
+            signal()
+        }
+    }
+
+    private static func describe(_ error: any Error) -> VideoCacheError {
+        switch error {
+        case let error as VideoCacheError: error
+        case is CancellationError: .cancelled
+        default: .network("\(error)")
+        }
+    }
+}

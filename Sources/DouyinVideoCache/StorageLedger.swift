@@ -1,0 +1,133 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The cache-wide books: which resources exist, how many bytes each holds, which are busy,
+/// and the LRU eviction that keeps the total under the size limit.
+///
+/// Lock order: an entry may call in here while holding its own lock; this type never calls
+/// into an entry while holding its lock, so the two cannot deadlock.
+final class StorageLedger: @unchecked Sendable {
+    // @unchecked Sendable: `books` is only touched under `lock`.
+    private struct Account {
+        var bytes: Int64 = 0
+        var lastUse: Double
+        /// Open readers plus running downloads: a busy resource is never evicted.
+        var busy = 0
+        var dataFileName: String
+    }
+
+    private struct Books {
+        var accounts: [String: Account] = [:]
+        var total: Int64 = 0
+        var originBytes: Int64 = 0
+        var evictions = 0
+    }
+
+    let directory: String
+    let sizeLimit: Int64
+    private let lock = NSLock()
+    private var books = Books()
+
+    init(directory: String, sizeLimit: Int64) {
+        self.directory = directory
+        self.sizeLimit = sizeLimit
+    }
+
+    /// Registers a resource found on disk or just created, with `busy` uses already open.
+    func register(_ key: String, bytes: Int64, lastUse: Double, dataFileName: String, busy: Int = 0) {
+        lock.withLock {
+            if let old = books.accounts[key] { books.total -= old.bytes }
+            books.accounts[key] = Account(bytes: bytes, lastUse: lastUse, busy: busy, dataFileName: dataFileName)
+            books.total += bytes
+        }
+    }
+
+    /// Marks a resource in use and recently used; `false` (and nothing marked) if it is not on
+    /// the books, having never been registered or having been evicted.
+    @discardableResult
+    func retain(_ key: String) -> Bool {
+        lock.withLock {
+            guard books.accounts[key] != nil else { return false }
+            books.accounts[key]?.busy += 1
+            books.accounts[key]?.lastUse = Date().timeIntervalSince1970
+            return true
+        }
+    }
+
+    /// Ends one use of a resource.
+    func releaseUse(_ key: String) {
+        lock.withLock { books.accounts[key]?.busy -= 1 }
+    }
+
+    /// A running download keeps its resource busy, like a reader.
+    func downloadStarted(for key: String) { retain(key) }
+
+    /// Ends a download's use of its resource.
+    func downloadEnded(for key: String) { releaseUse(key) }
+
+    /// Reserves `count` more stored bytes for `key`, evicting idle resources in LRU order to make
+    /// room; `false` when even that cannot make them fit. Evicted keys are forgotten here and
+    /// their files deleted; the caller drops its entry objects through ``takeEvicted()``.
+    func admit(_ count: Int64, for key: String) -> Bool {
+        guard count > 0 else { return true }
+        return lock.withLock {
+            while books.total + count > sizeLimit {
+                let idle = books.accounts.filter { $0.key != key && $0.value.busy == 0 && $0.value.bytes > 0 }
+                guard let victim = idle.min(by: { $0.value.lastUse < $1.value.lastUse }) else { return false }
+                evictLocked(victim.key)
+            }
+            books.total += count
+            books.accounts[key]?.bytes += count
+            return true
+        }
+    }
+
+    /// Returns `count` bytes of `key` to the budget (they were discarded).
+    func release(_ count: Int64, for key: String) {
+        lock.withLock {
+            books.total -= count
+            books.accounts[key]?.bytes -= count
+        }
+    }
+
+    /// Counts bytes received from the origin.
+    func countOriginBytes(_ count: Int64) {
+        lock.withLock { books.originBytes += count }
+    }
+
+    /// Deletes an idle resource's files and forgets it; `false` if it is busy.
+    func evict(_ key: String) -> Bool {
+        lock.withLock {
+            guard let account = books.accounts[key], account.busy == 0 else { return false }
+            evictLocked(key)
+            return true
+        }
+    }
+
+    /// Whether `key` is on the books (registered and not evicted since).
+    func isRegistered(_ key: String) -> Bool {
+        lock.withLock { books.accounts[key] != nil }
+    }
+
+    /// The keys on the books.
+    var keys: [String] { lock.withLock { Array(books.accounts.keys) } }
+
+    /// Totals for ``VideoCache/statistics``.
+    var snapshot: (stored: Int64, resources: Int, originBytes: Int64, evictions: Int) {
+        lock.withLock { (books.total, books.accounts.count, books.originBytes, books.evictions) }
+    }
+
+    private func evictLocked(_ key: String) {
+        guard let account = books.accounts.removeValue(forKey: key) else { return }
+        books.total -= account.bytes
+        books.evictions += 1
+        // The index goes first: a kill in between leaves a data file with no index, which
+        // start-up deletes, never an index describing bytes that are gone.
+        unlink(directory + "/" + key + ".meta")
+        unlink(directory + "/" + account.dataFileName)
+    }
+}

@@ -1,0 +1,195 @@
+import DouyinCache
+import Foundation
+
+/// A streaming cache for video files: answers byte-range reads from disk where it can and
+/// fetches only the missing ranges from the origin, keeping partial data across restarts.
+///
+/// ```swift
+/// let cache = try VideoCache(directory: cachesURL.appendingPathComponent("video"), sizeLimit: 512 << 20)
+/// let reader = cache.reader(for: videoURL)
+/// let head = try await reader.read(0..<256 * 1024)
+/// for try await chunk in reader.chunks(256 * 1024..<4 << 20) { player.enqueue(chunk) }
+/// reader.close()
+/// ```
+public final class VideoCache: Sendable {
+    /// Tuning knobs; the defaults suit a feed of short videos.
+    public struct Configuration: Sendable {
+        /// A reader this close (in bytes) ahead of a running download waits for it rather than
+        /// starting its own request (the original player used 300 KB).
+        public var readOnThreshold: Int64 = 300_000
+        /// Held runs shorter than this between two missing ranges are fetched again so the two
+        /// become one request.
+        public var coalescingGap: Int64 = 64 * 1024
+        /// How many newly written bytes are fsynced and indexed at a time; a kill loses at most this.
+        public var persistInterval: Int64 = 1 << 20
+        /// The cache key of a URL; two URLs with one key share an entry. The default is the whole
+        /// URL; strip signed query parameters (expiry, signature) here so a re-signed URL hits.
+        public var cacheKey: @Sendable (URL) -> String = { $0.absoluteString }
+
+        /// The default configuration.
+        public init() {}
+    }
+
+    /// Sizes and counts, for logs and tests.
+    public struct Statistics: Sendable, Hashable {
+        /// Bytes stored across all resources.
+        public var storedBytes: Int64
+        /// Resources with an entry on disk.
+        public var resourceCount: Int
+        /// Body bytes received from the origin since this cache was made.
+        public var originBytes: Int64
+        /// Resources evicted to stay under the size limit.
+        public var evictions: Int
+    }
+
+    /// The folder holding the data and index files.
+    public let directory: URL
+    /// The most bytes kept on disk.
+    public let sizeLimit: Int64
+    private let origin: any VideoOrigin
+    private let configuration: VideoCache.Configuration
+    private let ledger: StorageLedger
+    private let entries = NSLockedDictionary()
+
+    /// A cache in `directory` (created if needed) holding at most `sizeLimit` bytes, fetching
+    /// from `origin` (HTTP by default). Entries already in the directory are picked up.
+    public init(directory: URL, sizeLimit: Int64, origin: any VideoOrigin = URLSessionOrigin(), configuration: Configuration = Configuration()) throws(VideoCacheError) {
+        self.directory = directory
+        self.sizeLimit = sizeLimit
+        self.origin = origin
+        self.configuration = configuration
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw .disk("cannot create \(directory.path): \(error.localizedDescription)")
+        }
+        ledger = StorageLedger(directory: directory.path, sizeLimit: sizeLimit)
+        recoverEntries()
+    }
+
+    /// A reader of `url`'s bytes; close it when done (its resource is not evicted while open).
+    public func reader(for url: URL) -> VideoReader {
+        VideoReader(entry: openEntry(for: url), ledger: ledger)
+    }
+
+    /// The byte ranges of `url` held on disk now.
+    public func cachedRanges(for url: URL) -> ByteRangeSet {
+        let key = key(for: url)
+        guard ledger.isRegistered(key) else { return ByteRangeSet() }
+        if let entry = entries.value(for: key) { return entry.ranges }
+        return ResourceMetadata.load(from: metadataPath(key))?.ranges ?? ByteRangeSet()
+    }
+
+    /// Makes sure the first `bytes` of `url` are cached (for the next videos in a feed);
+    /// returns when they are, or throws what stopped it.
+    public func prefetch(_ url: URL, bytes: Int64) async throws {
+        let reader = reader(for: url)
+        defer { reader.close() }
+        try await reader.prefetch(0..<bytes)
+    }
+
+    /// Drops `url`'s cached bytes; readers still open refetch what they read next.
+    public func remove(for url: URL) {
+        let key = key(for: url)
+        if !ledger.evict(key), let entry = entries.value(for: key) {
+            entry.discardAll()
+        }
+    }
+
+    /// Drops every resource's cached bytes.
+    public func removeAll() {
+        for key in ledger.keys {
+            if !ledger.evict(key), let entry = entries.value(for: key) {
+                entry.discardAll()
+            }
+        }
+    }
+
+    /// Current sizes and counts.
+    public var statistics: Statistics {
+        let snapshot = ledger.snapshot
+        return Statistics(storedBytes: snapshot.stored, resourceCount: snapshot.resources, originBytes: snapshot.originBytes, evictions: snapshot.evictions)
+    }
+
+    // MARK: Entries
+
+    private func key(for url: URL) -> String {
+        MD5.hex(Data(configuration.cacheKey(url).utf8))
+    }
+
+    private func metadataPath(_ key: String) -> String {
+        directory.path + "/" + key + ".meta"
+    }
+
+    /// The live entry for `url`, made (from its index on disk, if any) when there is none or
+    /// the one there was evicted; returned retained for one reader.
+    private func openEntry(for url: URL) -> ResourceEntry {
+        let key = key(for: url)
+        return entries.withLock { table in
+            if ledger.retain(key), let entry = table[key] { return entry }
+            if table.count > 64 {
+                // Entries of evicted resources are idle; let them go.
+                table = table.filter { ledger.isRegistered($0.key) }
+            }
+            // Kept extension: AVFoundation decides how to play a file from disk by its name.
+            let ext = url.pathExtension.isEmpty ? "data" : url.pathExtension
+            let metadata = ResourceMetadata.load(from: metadataPath(key))
+            let entry = ResourceEntry(
+                key: key, url: url, directory: directory.path,
+                dataFileName: metadata?.dataFileName ?? key + "." + ext, metadata: metadata,
+                origin: origin, configuration: configuration, ledger: ledger
+            )
+            ledger.register(key, bytes: entry.ranges.byteCount, lastUse: Date().timeIntervalSince1970, dataFileName: entry.dataFileName, busy: 1)
+            table[key] = entry
+            return entry
+        }
+    }
+
+    /// Puts every index found on disk on the books, and deletes what a kill or an eviction left
+    /// half done or empty: temp files, indexes without data or bytes, data without an index.
+    private func recoverEntries() {
+        let path = directory.path
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        var referenced: Set<String> = []
+        for name in names where name.hasSuffix(".meta") {
+            let key = String(name.dropLast(5))
+            guard let metadata = ResourceMetadata.load(from: path + "/" + name),
+                  let size = (try? FileManager.default.attributesOfItem(atPath: path + "/" + metadata.dataFileName))?[.size] as? NSNumber else {
+                try? FileManager.default.removeItem(atPath: path + "/" + name)
+                continue
+            }
+            var ranges = metadata.ranges
+            ranges.removeAll(from: size.int64Value)
+            if ranges.isEmpty {
+                try? FileManager.default.removeItem(atPath: path + "/" + name)
+                continue
+            }
+            referenced.insert(metadata.dataFileName)
+            ledger.register(key, bytes: ranges.byteCount, lastUse: metadata.lastAccess, dataFileName: metadata.dataFileName)
+        }
+        for name in names where !name.hasSuffix(".meta") && !referenced.contains(name) && Self.isOwnFile(name) {
+            try? FileManager.default.removeItem(atPath: path + "/" + name)
+        }
+    }
+
+    /// Whether a file name is one this cache writes (an md5 hex name, or a temp index).
+    private static func isOwnFile(_ name: String) -> Bool {
+        let stem = name.prefix(32)
+        return stem.count == 32 && stem.allSatisfy(\.isHexDigit)
+    }
+}
+
+/// The live entries by key, behind a lock.
+private final class NSLockedDictionary: @unchecked Sendable {
+    // @unchecked Sendable: `table` is only touched under `lock`.
+    private let lock = NSLock()
+    private var table: [String: ResourceEntry] = [:]
+
+    func value(for key: String) -> ResourceEntry? {
+        lock.withLock { table[key] }
+    }
+
+    func withLock<Result>(_ body: (inout [String: ResourceEntry]) -> Result) -> Result {
+        lock.withLock { body(&table) }
+    }
+}
