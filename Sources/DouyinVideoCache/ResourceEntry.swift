@@ -35,7 +35,9 @@ final class ResourceEntry: @unchecked Sendable {
         var ranges: ByteRangeSet
         var generation = 0
         var downloads: [Int: Download] = [:]
-        /// Readers relying on each download (kept after it ends, until they let go).
+        /// The reads in progress, each with the downloads it relies on.
+        var reads: [Int: Set<Int>] = [:]
+        /// Reads relying on each download (kept after it ends, until they let go).
         var demand: [Int: Int] = [:]
         /// Why a relied-on download failed, for the readers still waiting on it.
         var failures: [Int: VideoCacheError] = [:]
@@ -51,6 +53,8 @@ final class ResourceEntry: @unchecked Sendable {
     }
 
     let key: String
+    /// The URL the entry was made for; each read fetches from its own reader's URL, which can
+    /// differ when a cache-key hook maps several URLs (re-signed ones) to one entry.
     let url: URL
     let dataFileName: String
     private let file: SparseFile?
@@ -73,9 +77,7 @@ final class ResourceEntry: @unchecked Sendable {
         self.ledger = ledger
         let file = try? SparseFile(path: directory + "/" + dataFileName)
         self.file = file
-        var ranges = metadata?.ranges ?? ByteRangeSet()
-        // The file may be shorter than the index claims (deleted, replaced): trust the file.
-        ranges.removeAll(from: file?.size() ?? 0)
+        let ranges = metadata?.rangesOnDisk(in: directory) ?? ByteRangeSet()
         state = State(info: metadata?.info, ranges: ranges, lastAccess: metadata?.lastAccess ?? Date().timeIntervalSince1970)
         if file == nil { state.uncached = .disk("cannot open \(dataFileName)") }
     }
@@ -88,17 +90,32 @@ final class ResourceEntry: @unchecked Sendable {
 
     // MARK: Reading
 
+    /// Starts a read: the returned token names it for ``deliver(_:token:from:maxChunk:to:)``
+    /// and ``cancelRead(_:)``.
+    func beginRead() -> Int {
+        lock.withLock {
+            state.nextID += 1
+            state.reads[state.nextID] = []
+            return state.nextID
+        }
+    }
+
+    /// Cancels a read at once: its downloads nobody else relies on stop, and the read throws
+    /// `cancelled` (used when a reader is closed with reads still running).
+    func cancelRead(_ token: Int) {
+        release(token, cancelled: true)
+    }
+
     /// Delivers `requested` (clipped to the resource's length) to `sink` in order, fetching
     /// what is missing; with no sink it only makes sure the bytes are cached (prefetch).
-    func deliver(_ requested: Range<Int64>, maxChunk: Int = .max, to sink: ((Data) throws -> Void)?) async throws {
-        var relied: Set<Int> = []
+    func deliver(_ requested: Range<Int64>, token: Int, from source: URL, maxChunk: Int = .max, to sink: ((Data) throws -> Void)?) async throws {
         var position = requested.lowerBound
         do {
             while true {
                 if Task.isCancelled { throw VideoCacheError.cancelled }
-                switch lock.withLock({ plan(position, in: requested, relied: &relied) }) {
+                switch lock.withLock({ plan(position, in: requested, from: source, token: token) }) {
                 case .done:
-                    release(relied, cancelled: false)
+                    release(token, cancelled: false)
                     return
                 case .read(let range):
                     let end = range.lowerBound + min(Int64(range.count), Int64(maxChunk))
@@ -110,9 +127,12 @@ final class ResourceEntry: @unchecked Sendable {
                 case .wait(let version):
                     await waitForChange(after: version)
                 case .direct(let range):
-                    let data = try await fetchDirect(range)
+                    let data = try await fetchDirect(range, from: source)
                     if let sink, !data.isEmpty { try sink(data) }
-                    if data.isEmpty { release(relied, cancelled: false); return }
+                    if data.isEmpty {
+                        release(token, cancelled: false)
+                        return
+                    }
                     position += Int64(data.count)
                 case .fail(let error):
                     throw error
@@ -120,13 +140,14 @@ final class ResourceEntry: @unchecked Sendable {
             }
         } catch {
             let failure = Self.describe(error)
-            release(relied, cancelled: failure == .cancelled)
+            release(token, cancelled: failure == .cancelled)
             throw failure
         }
     }
 
-    /// Decides the next step for a reader at `position`. Called under `lock`.
-    private func plan(_ position: Int64, in requested: Range<Int64>, relied: inout Set<Int>) -> Step {
+    /// Decides the next step for the read `token` at `position`. Called under `lock`.
+    private func plan(_ position: Int64, in requested: Range<Int64>, from source: URL, token: Int) -> Step {
+        guard let relied = state.reads[token] else { return .fail(.cancelled) }
         var upper = requested.upperBound
         if let length = state.info?.length { upper = min(upper, length) }
         guard position < upper else { return .done }
@@ -142,25 +163,27 @@ final class ResourceEntry: @unchecked Sendable {
         }
         if let (id, download) = state.downloads.first(where: { $0.value.position <= position && position < $0.value.end }) {
             if position - download.position <= configuration.readOnThreshold {
-                rely(on: id, relied: &relied)
+                rely(on: id, token: token)
                 return .wait(version: state.version)
             }
             // Too far ahead to wait for: that download stops here and a new one starts.
             state.downloads[id]?.end = position
         }
-        let id = startDownload(at: position, upTo: upper)
-        rely(on: id, relied: &relied)
+        let id = startDownload(at: position, upTo: upper, from: source)
+        rely(on: id, token: token)
         return .wait(version: state.version)
     }
 
-    private func rely(on id: Int, relied: inout Set<Int>) {
-        if relied.insert(id).inserted { state.demand[id, default: 0] += 1 }
+    /// Called under `lock`.
+    private func rely(on id: Int, token: Int) {
+        if state.reads[token]?.insert(id).inserted == true { state.demand[id, default: 0] += 1 }
     }
 
-    /// Lets go of the downloads a reader relied on; a cancelled reader's downloads that nobody
-    /// else needs are cancelled too.
-    private func release(_ relied: Set<Int>, cancelled: Bool) {
+    /// Ends a read and lets go of the downloads it relied on; a cancelled read's downloads that
+    /// nobody else needs are cancelled too. Ending a read twice does nothing.
+    private func release(_ token: Int, cancelled: Bool) {
         lock.withLock {
+            guard let relied = state.reads.removeValue(forKey: token) else { return }
             for id in relied {
                 let remaining = (state.demand[id] ?? 1) - 1
                 guard remaining <= 0 else {
@@ -173,6 +196,7 @@ final class ResourceEntry: @unchecked Sendable {
                     download.task?.cancel()
                 }
             }
+            if cancelled { signal() }
         }
     }
 
@@ -221,7 +245,7 @@ final class ResourceEntry: @unchecked Sendable {
 
     /// Plans a download from `position` (missing, not covered) through the gap and any small
     /// held gaps after it, stopping at the next download. Called under `lock`.
-    private func startDownload(at position: Int64, upTo upper: Int64) -> Int {
+    private func startDownload(at position: Int64, upTo upper: Int64, from source: URL) -> Int {
         let gaps = state.ranges.missing(in: position..<upper)
         var end = gaps[0].upperBound
         for gap in gaps.dropFirst() {
@@ -236,16 +260,16 @@ final class ResourceEntry: @unchecked Sendable {
         state.downloads[id] = Download(start: position, end: end, position: position, generation: state.generation)
         ledger.downloadStarted(for: key)
         state.downloads[id]?.task = Task { [self] in
-            await run(id)
+            await run(id, from: source)
             ledger.downloadEnded(for: key)
         }
         return id
     }
 
-    private func run(_ id: Int) async {
+    private func run(_ id: Int, from source: URL) async {
         guard let request = lock.withLock({ () -> OriginRequest? in
             guard let download = state.downloads[id] else { return nil }
-            return OriginRequest(url: url, range: download.start..<download.end, ifRange: state.info?.ifRangeValidator)
+            return OriginRequest(url: source, range: download.start..<download.end, ifRange: state.info?.ifRangeValidator)
         }) else { return }
         do {
             let response = try await origin.fetch(request)
@@ -347,7 +371,7 @@ final class ResourceEntry: @unchecked Sendable {
                     signal()
                     throw VideoCacheError.disk("over the size limit")
                 }
-                let slice = chunk.subdata(in: Int(useful.lowerBound - offset)..<Int(useful.upperBound - offset))
+                let slice = chunk.subdata(in: Self.indices(of: useful, in: chunk, at: offset))
                 do {
                     try file?.write(slice, at: useful.lowerBound)
                 } catch {
@@ -376,8 +400,8 @@ final class ResourceEntry: @unchecked Sendable {
     }
 
     /// Fetches `range` from the origin without storing it (caching is off for this resource).
-    private func fetchDirect(_ range: Range<Int64>) async throws -> Data {
-        let request = OriginRequest(url: url, range: range)
+    private func fetchDirect(_ range: Range<Int64>, from source: URL) async throws -> Data {
+        let request = OriginRequest(url: source, range: range)
         let response = try await origin.fetch(request)
         var offset: Int64
         switch try OriginAnswer.parse(status: response.status, headers: response.headers, for: request) {
@@ -396,7 +420,7 @@ final class ResourceEntry: @unchecked Sendable {
             let chunkEnd = offset + Int64(chunk.count)
             let from = max(offset, range.lowerBound)
             let to = min(chunkEnd, range.upperBound)
-            if from < to { collected.append(chunk.subdata(in: Int(from - offset)..<Int(to - offset))) }
+            if from < to { collected.append(chunk.subdata(in: Self.indices(of: from..<to, in: chunk, at: offset))) }
             offset = chunkEnd
             if offset >= range.upperBound { break }
         }
@@ -456,6 +480,12 @@ final class ResourceEntry: @unchecked Sendable {
             state.downloads.removeAll()
             signal()
         }
+    }
+
+    /// The indices in `chunk` (which starts at resource offset `offset`) of the bytes `range`;
+    /// relative to `startIndex`, as an origin may hand over a slice.
+    private static func indices(of range: Range<Int64>, in chunk: Data, at offset: Int64) -> Range<Int> {
+        (chunk.startIndex + Int(range.lowerBound - offset))..<(chunk.startIndex + Int(range.upperBound - offset))
     }
 
     private static func describe(_ error: any Error) -> VideoCacheError {

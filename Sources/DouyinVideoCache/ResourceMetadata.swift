@@ -22,6 +22,16 @@ struct ResourceMetadata: Codable, Sendable, Equatable {
     /// Seconds since 1970 of the last read, for LRU eviction.
     var lastAccess: Double
 
+    /// The indexed ranges that the data file in `directory` can really hold: a file shorter
+    /// than its index (truncated, replaced, deleted) is trusted over the index.
+    func rangesOnDisk(in directory: String) -> ByteRangeSet {
+        var info = stat()
+        guard stat(directory + "/" + dataFileName, &info) == 0 else { return ByteRangeSet() }
+        var held = ranges
+        held.removeAll(from: Int64(info.st_size))
+        return held
+    }
+
     /// Reads a metadata file; `nil` when absent, unreadable or of another version.
     static func load(from path: String) -> ResourceMetadata? {
         guard let data = FileManager.default.contents(atPath: path),

@@ -69,7 +69,7 @@ public final class VideoCache: Sendable {
 
     /// A reader of `url`'s bytes; close it when done (its resource is not evicted while open).
     public func reader(for url: URL) -> VideoReader {
-        VideoReader(entry: openEntry(for: url), ledger: ledger)
+        VideoReader(entry: openEntry(for: url), url: url, ledger: ledger)
     }
 
     /// The byte ranges of `url` held on disk now.
@@ -77,7 +77,7 @@ public final class VideoCache: Sendable {
         let key = key(for: url)
         guard ledger.isRegistered(key) else { return ByteRangeSet() }
         if let entry = entries.value(for: key) { return entry.ranges }
-        return ResourceMetadata.load(from: metadataPath(key))?.ranges ?? ByteRangeSet()
+        return ResourceMetadata.load(from: metadataPath(key))?.rangesOnDisk(in: directory.path) ?? ByteRangeSet()
     }
 
     /// Makes sure the first `bytes` of `url` are cached (for the next videos in a feed);
@@ -153,13 +153,11 @@ public final class VideoCache: Sendable {
         var referenced: Set<String> = []
         for name in names where name.hasSuffix(".meta") {
             let key = String(name.dropLast(5))
-            guard let metadata = ResourceMetadata.load(from: path + "/" + name),
-                  let size = (try? FileManager.default.attributesOfItem(atPath: path + "/" + metadata.dataFileName))?[.size] as? NSNumber else {
+            guard let metadata = ResourceMetadata.load(from: path + "/" + name) else {
                 try? FileManager.default.removeItem(atPath: path + "/" + name)
                 continue
             }
-            var ranges = metadata.ranges
-            ranges.removeAll(from: size.int64Value)
+            let ranges = metadata.rangesOnDisk(in: path)
             if ranges.isEmpty {
                 try? FileManager.default.removeItem(atPath: path + "/" + name)
                 continue

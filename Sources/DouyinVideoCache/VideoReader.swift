@@ -3,12 +3,15 @@ import Foundation
 /// Reads one resource's bytes through a ``VideoCache``; many readers of one resource share
 /// its downloads. Close it when done; a closed reader's reads throw `cancelled`.
 public final class VideoReader: Sendable {
+    /// The URL this reader fetches from (its entry may be shared with other URLs of one key).
+    public let url: URL
     private let entry: ResourceEntry
     private let ledger: StorageLedger
-    private let isOpen = OpenFlag()
+    private let reads = ReadRegistry()
 
-    init(entry: ResourceEntry, ledger: StorageLedger) {
+    init(entry: ResourceEntry, url: URL, ledger: StorageLedger) {
         self.entry = entry
+        self.url = url
         self.ledger = ledger
     }
 
@@ -16,8 +19,17 @@ public final class VideoReader: Sendable {
         close()
     }
 
-    /// The resource's URL.
-    public var url: URL { entry.url }
+    /// Runs one delivery as a read that ``close()`` can cancel.
+    private static func run(_ range: Range<Int64>, entry: ResourceEntry, url: URL, reads: ReadRegistry, maxChunk: Int = .max,
+                            to sink: ((Data) throws -> Void)?) async throws {
+        let token = entry.beginRead()
+        guard reads.add(token) else {
+            entry.cancelRead(token)
+            throw VideoCacheError.cancelled
+        }
+        defer { reads.remove(token) }
+        try await entry.deliver(range, token: token, from: url, maxChunk: maxChunk, to: sink)
+    }
 
     /// What the origin says about the resource, asking it (for the first two bytes, as players
     /// do) when nothing is known yet.
@@ -31,11 +43,10 @@ public final class VideoReader: Sendable {
     /// The bytes of `range`, clipped to the resource's length (a range past the end gives
     /// fewer bytes, or none).
     public func read(_ range: Range<Int64>) async throws -> Data {
-        try checkOpen()
         entry.touch()
         var result = Data()
         result.reserveCapacity(Int(min(Int64(range.count), 64 << 20)))
-        try await entry.deliver(range) { result.append($0) }
+        try await Self.run(range, entry: entry, url: url, reads: reads) { result.append($0) }
         return result
     }
 
@@ -44,13 +55,13 @@ public final class VideoReader: Sendable {
     /// fetches nobody else needs.
     public func chunks(_ range: Range<Int64>, chunkSize: Int = 256 * 1024) -> AsyncThrowingStream<Data, any Error> {
         let entry = entry
-        let isOpen = isOpen
+        let reads = reads
+        let url = url
         return AsyncThrowingStream { continuation in
             let task = Task {
                 do {
-                    guard isOpen.value else { throw VideoCacheError.cancelled }
                     entry.touch()
-                    try await entry.deliver(range, maxChunk: max(1, chunkSize)) { continuation.yield($0) }
+                    try await Self.run(range, entry: entry, url: url, reads: reads, maxChunk: max(1, chunkSize)) { continuation.yield($0) }
                     continuation.finish()
                 } catch {
                     continuation.finish(throwing: error)
@@ -62,38 +73,49 @@ public final class VideoReader: Sendable {
 
     /// Fetches whatever of `range` is missing into the cache without returning it.
     public func prefetch(_ range: Range<Int64>) async throws {
-        try checkOpen()
-        try await entry.deliver(range, to: nil)
+        try await Self.run(range, entry: entry, url: url, reads: reads, to: nil)
     }
 
     /// The ranges of this resource held on disk now.
     public var cachedRanges: ByteRangeSet { entry.ranges }
 
-    /// Ends this reader: its index is made durable and its resource may be evicted again.
+    /// Ends this reader: reads still running throw `cancelled` and stop the fetches nobody
+    /// else needs, the index is made durable, and the resource may be evicted again.
     public func close() {
-        guard isOpen.close() else { return }
+        guard let running = reads.close() else { return }
+        for token in running { entry.cancelRead(token) }
         entry.persist()
         ledger.releaseUse(entry.key)
     }
-
-    private func checkOpen() throws {
-        guard isOpen.value else { throw VideoCacheError.cancelled }
-    }
 }
 
-/// Whether a reader is still open; closing happens once.
-private final class OpenFlag: @unchecked Sendable {
-    // @unchecked Sendable: `open` is only touched under `lock`.
+/// A reader's running reads, and whether it is still open.
+private final class ReadRegistry: @unchecked Sendable {
+    // @unchecked Sendable: `open` and `tokens` are only touched under `lock`.
     private let lock = NSLock()
     private var open = true
+    private var tokens: Set<Int> = []
 
-    var value: Bool { lock.withLock { open } }
-
-    /// Closes; `true` only for the call that did it.
-    func close() -> Bool {
+    /// Records a read; `false` if the reader is closed.
+    func add(_ token: Int) -> Bool {
         lock.withLock {
-            defer { open = false }
-            return open
+            guard open else { return false }
+            tokens.insert(token)
+            return true
+        }
+    }
+
+    /// Forgets a finished read.
+    func remove(_ token: Int) {
+        lock.withLock { _ = tokens.remove(token) }
+    }
+
+    /// Closes; the reads still running, or `nil` if it was closed already.
+    func close() -> Set<Int>? {
+        lock.withLock {
+            guard open else { return nil }
+            open = false
+            return tokens
         }
     }
 }
