@@ -69,6 +69,6 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // Runs the built `douyinkit` binary; depending on it makes SwiftPM build it first.
-        .testTarget(name: "ToolTests", dependencies: ["douyinkit", "DouyinTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "ToolTests", dependencies: ["douyinkit", "DouyinVideoCache", "DouyinTestSupport"], swiftSettings: swiftSettings),
     ]
 )

@@ -8,6 +8,7 @@ enum Demo {
         try showFeed(fixtures)
         try await showCache(fixtures)
         try showCovers(fixtures)
+        try await showVideo(fixtures)
         try showGifts(fixtures)
     }
 
@@ -43,6 +44,48 @@ enum Demo {
                 print("  pass \(pass) \(name): \(first.data.count) bytes from \(first.source.rawValue), then \(again.source.rawValue)")
             }
         }
+    }
+
+    /// Plays Fixtures/video/clip.mp4 through the video cache from a throttled file origin: the
+    /// first pass streams from the "network", the second (a fresh cache) from disk.
+    static func showVideo(_ fixtures: URL) async throws {
+        let clip = fixtures.appendingPathComponent("video/clip.mp4")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("douyinkit-demo-video-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let origin = FileOrigin(bytesPerSecond: 200_000, chunkSize: 16 * 1024)  // a slow 1.6 Mbit/s link
+        print("\n== Video cache: Fixtures/video/clip.mp4 over a simulated 1.6 Mbit/s link, played twice")
+        for pass in 1...2 {
+            let cache = try VideoCache(directory: directory, sizeLimit: 64 << 20, origin: origin)
+            let reader = cache.reader(for: clip)
+            let clock = ContinuousClock()
+            let start = clock.now
+            // As a player does: the length first (two bytes), then the bytes in order.
+            let length = try await reader.contentInfo().length ?? 0
+            var played: Int64 = 0
+            var firstChunk: Duration?
+            for try await chunk in reader.chunks(0..<length, chunkSize: 32 * 1024) {
+                if firstChunk == nil { firstChunk = clock.now - start }
+                played += Int64(chunk.count)
+                progressBar(pass: pass, done: played, total: length)
+            }
+            reader.close()
+            let elapsed = clock.now - start
+            print("\n  pass \(pass): \(played) bytes in \(milliseconds(elapsed)) ms, first bytes after \(milliseconds(firstChunk ?? elapsed)) ms, "
+                + "origin sent \(cache.statistics.originBytes) bytes")
+        }
+    }
+
+    /// Redraws one line: `[#####.....]  42 %`.
+    static func progressBar(pass: Int, done: Int64, total: Int64) {
+        let width = 30
+        let filled = total > 0 ? Int(done * Int64(width) / total) : width
+        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+        let percent = total > 0 ? done * 100 / total : 100
+        FileHandle.standardOutput.write(Data("\r  pass \(pass) [\(bar)] \(percent) %".utf8))
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
     }
 
     static func showGifts(_ fixtures: URL) throws {

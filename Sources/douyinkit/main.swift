@@ -9,6 +9,7 @@ let verbs: [String: ([String]) async throws -> Void] = [
     "gift-sim": GiftSimCommand.run,
     "cache": CacheCommand.run,
     "webp-frames": WebPFramesCommand.run,
+    "video": VideoCommand.run,
 ]
 
 guard let verb = arguments.first, let command = verbs[verb] else {
@@ -18,6 +19,7 @@ guard let verb = arguments.first, let command = verbs[verb] else {
       decode <user|awemes|comments|groupchats|emotions> <file>
       cache get <url> --dir <dir> [--out <file>]
       webp-frames <file> --out <dir>
+      video get <url> --range <first>-<last> --dir <dir> [--out <file>]
       gift-sim <script> [--tracks N] [--combo-window MS] [--max-combo N]
     """).exit()
 }
