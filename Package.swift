@@ -38,8 +38,9 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "douyinkit", dependencies: ["DouyinKit"], swiftSettings: swiftSettings),
-        // CWebP directly: the WebP baseline is libwebp's own WebPAnimDecoder.
-        .executableTarget(name: "douyinkit-bench", dependencies: ["DouyinKit", "CWebP"], swiftSettings: swiftSettings),
+        // CWebP directly: the WebP baseline is libwebp's own WebPAnimDecoder; DouyinTestSupport
+        // for the loopback nginx the video benchmark downloads from.
+        .executableTarget(name: "douyinkit-bench", dependencies: ["DouyinKit", "CWebP", "DouyinTestSupport"], swiftSettings: swiftSettings),
         // Test-only helpers (fixture paths, nginx harness, manual clock); never re-exported.
         .target(name: "DouyinTestSupport", path: "Tests/DouyinTestSupport", swiftSettings: swiftSettings),
         .testTarget(

@@ -21,11 +21,18 @@ final class ResourceEntry: @unchecked Sendable {
         var task: Task<Void, Never>?
     }
 
+    /// A read asleep until `wanted` is held or something else changes.
+    struct Waiter {
+        let continuation: CheckedContinuation<Void, Never>
+        let wanted: Range<Int64>
+    }
+
     /// What a reader does next.
     enum Step {
         case done
         case read(Range<Int64>)
-        case wait(version: Int)
+        /// Sleep until bytes `[position, until)` are held or something else changes.
+        case wait(version: Int, position: Int64, until: Int64)
         case direct(Range<Int64>)
         case fail(VideoCacheError)
     }
@@ -44,12 +51,13 @@ final class ResourceEntry: @unchecked Sendable {
         var nextID = 0
         /// Bumped on every change a waiting reader might care about.
         var version = 0
-        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        var waiters: [Int: Waiter] = [:]
         /// Set once the bytes can no longer be stored (disk failure, over budget): readers then
         /// fetch what is missing straight from the origin.
         var uncached: VideoCacheError?
         var lastAccess: Double
         var unpersisted: Int64 = 0
+        var persistPending = false
     }
 
     let key: String
@@ -113,7 +121,7 @@ final class ResourceEntry: @unchecked Sendable {
         do {
             while true {
                 if Task.isCancelled { throw VideoCacheError.cancelled }
-                switch lock.withLock({ plan(position, in: requested, from: source, token: token) }) {
+                switch lock.withLock({ plan(position, in: requested, from: source, token: token, maxChunk: maxChunk) }) {
                 case .done:
                     release(token, cancelled: false)
                     return
@@ -124,8 +132,8 @@ final class ResourceEntry: @unchecked Sendable {
                         try sink(data)
                     }
                     position = end
-                case .wait(let version):
-                    await waitForChange(after: version)
+                case .wait(let version, let from, let until):
+                    await waitForChange(after: version, bytes: from..<until)
                 case .direct(let range):
                     let data = try await fetchDirect(range, from: source)
                     if let sink, !data.isEmpty { try sink(data) }
@@ -146,7 +154,7 @@ final class ResourceEntry: @unchecked Sendable {
     }
 
     /// Decides the next step for the read `token` at `position`. Called under `lock`.
-    private func plan(_ position: Int64, in requested: Range<Int64>, from source: URL, token: Int) -> Step {
+    private func plan(_ position: Int64, in requested: Range<Int64>, from source: URL, token: Int, maxChunk: Int) -> Step {
         guard let relied = state.reads[token] else { return .fail(.cancelled) }
         var upper = requested.upperBound
         if let length = state.info?.length { upper = min(upper, length) }
@@ -164,14 +172,20 @@ final class ResourceEntry: @unchecked Sendable {
         if let (id, download) = state.downloads.first(where: { $0.value.position <= position && position < $0.value.end }) {
             if position - download.position <= configuration.readOnThreshold {
                 rely(on: id, token: token)
-                return .wait(version: state.version)
+                return .wait(version: state.version, position: position, until: wakeEnd(position, upper, maxChunk))
             }
             // Too far ahead to wait for: that download stops here and a new one starts.
             state.downloads[id]?.end = position
         }
         let id = startDownload(at: position, upTo: upper, from: source)
         rely(on: id, token: token)
-        return .wait(version: state.version)
+        return .wait(version: state.version, position: position, until: wakeEnd(position, upper, maxChunk))
+    }
+
+    /// How far past `position` a waiting read wants bytes before it is woken: a chunk for a
+    /// stream, the whole rest for a collecting read (one wake instead of one per body chunk).
+    private func wakeEnd(_ position: Int64, _ upper: Int64, _ maxChunk: Int) -> Int64 {
+        position + min(upper - position, Int64(maxChunk))
     }
 
     /// Called under `lock`.
@@ -213,7 +227,7 @@ final class ResourceEntry: @unchecked Sendable {
         }
     }
 
-    private func waitForChange(after version: Int) async {
+    private func waitForChange(after version: Int, bytes wanted: Range<Int64>) async {
         let token = lock.withLock { () -> Int in
             state.nextID += 1
             return state.nextID
@@ -221,24 +235,38 @@ final class ResourceEntry: @unchecked Sendable {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 lock.withLock {
-                    if state.version != version || Task.isCancelled {
+                    if state.version != version || isHeld(wanted) || Task.isCancelled {
                         continuation.resume()
                     } else {
-                        state.waiters[token] = continuation
+                        state.waiters[token] = Waiter(continuation: continuation, wanted: wanted)
                     }
                 }
             }
         } onCancel: {
-            lock.withLock { state.waiters.removeValue(forKey: token) }?.resume()
+            lock.withLock { state.waiters.removeValue(forKey: token) }?.continuation.resume()
         }
     }
 
-    /// Records a change and wakes every waiting reader. Called under `lock`.
+    /// Whether all of `wanted` is held. Called under `lock`.
+    private func isHeld(_ wanted: Range<Int64>) -> Bool {
+        (state.ranges.heldRunEnd(from: wanted.lowerBound) ?? wanted.lowerBound) >= wanted.upperBound
+    }
+
+    /// Records a change every reader must look at (a download ended, bytes were dropped,
+    /// caching stopped) and wakes them all. Called under `lock`.
     private func signal() {
         state.version += 1
         let waiters = state.waiters.values
         state.waiters.removeAll(keepingCapacity: true)
-        for waiter in waiters { waiter.resume() }
+        for waiter in waiters { waiter.continuation.resume() }
+    }
+
+    /// Wakes the readers whose wanted bytes are now all held. Called under `lock`.
+    private func signalProgress() {
+        for (token, waiter) in state.waiters where isHeld(waiter.wanted) {
+            state.waiters[token] = nil
+            waiter.continuation.resume()
+        }
     }
 
     // MARK: Downloading
@@ -298,7 +326,7 @@ final class ResourceEntry: @unchecked Sendable {
                 let (more, shouldPersist) = try accept(chunk, at: offset, for: id)
                 offset += Int64(chunk.count)
                 wantsMore = more
-                if shouldPersist { persist() }
+                if shouldPersist { schedulePersist() }
                 if !wantsMore { break }
             }
             if isWholeBody, wantsMore, expectedEnd == nil {
@@ -371,7 +399,7 @@ final class ResourceEntry: @unchecked Sendable {
                     signal()
                     throw VideoCacheError.disk("over the size limit")
                 }
-                let slice = chunk.subdata(in: Self.indices(of: useful, in: chunk, at: offset))
+                let slice = chunk[Self.indices(of: useful, in: chunk, at: offset)]  // a slice: no copy
                 do {
                     try file?.write(slice, at: useful.lowerBound)
                 } catch {
@@ -384,7 +412,7 @@ final class ResourceEntry: @unchecked Sendable {
                 state.ranges.insert(useful)
                 state.downloads[id]?.position = useful.upperBound
                 state.unpersisted += Int64(useful.count)
-                signal()
+                signalProgress()
             }
             let position = state.downloads[id]?.position ?? download.position
             return (position < download.end, state.unpersisted >= configuration.persistInterval)
@@ -433,6 +461,20 @@ final class ResourceEntry: @unchecked Sendable {
     /// were written before the fsync.
     func persist() {
         persistLock.withLock { saveMetadata() }
+    }
+
+    /// Persists on another thread, so a download keeps taking in bytes during the fsync;
+    /// requests made while one is pending share it.
+    private func schedulePersist() {
+        let alreadyPending = lock.withLock {
+            defer { state.persistPending = true }
+            return state.persistPending
+        }
+        guard !alreadyPending else { return }
+        Task.detached { [self] in
+            lock.withLock { state.persistPending = false }
+            persist()
+        }
     }
 
     /// Called under `persistLock`.

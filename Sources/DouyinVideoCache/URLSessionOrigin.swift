@@ -33,15 +33,18 @@ public final class URLSessionOrigin: VideoOrigin {
             urlRequest.setValue(validator, forHTTPHeaderField: "If-Range")
         }
         let task = session.dataTask(with: urlRequest)
-        let (body, bodyContinuation) = AsyncThrowingStream<Data, any Error>.makeStream()
-        bodyContinuation.onTermination = { termination in
-            // Only a consumer that stopped early cancels; a finished body needs nothing (and
-            // cancel() from inside the session's own completion callback would block on it).
-            if case .cancelled = termination { task.cancel() }
+        let channel = ChunkChannel()
+        let transfer = TransferOwner(task: task, channel: channel)
+        let body = AsyncThrowingStream<Data, any Error> {
+            try await withTaskCancellationHandler {
+                try await transfer.channel.next()
+            } onCancel: {
+                transfer.task.cancel()
+            }
         }
         let head = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPURLResponse, any Error>) in
-                delegate.register(task, head: continuation, body: bodyContinuation)
+                delegate.register(task, head: continuation, body: channel)
                 task.resume()
             }
         } onCancel: {
@@ -60,13 +63,13 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
     // @unchecked Sendable: `transfers` is only touched under `lock`.
     private struct Transfer {
         var head: CheckedContinuation<HTTPURLResponse, any Error>?
-        let body: AsyncThrowingStream<Data, any Error>.Continuation
+        let body: ChunkChannel
     }
 
     private let lock = NSLock()
     private var transfers: [Int: Transfer] = [:]
 
-    func register(_ task: URLSessionTask, head: CheckedContinuation<HTTPURLResponse, any Error>, body: AsyncThrowingStream<Data, any Error>.Continuation) {
+    func register(_ task: URLSessionTask, head: CheckedContinuation<HTTPURLResponse, any Error>, body: ChunkChannel) {
         lock.withLock { transfers[task.taskIdentifier] = Transfer(head: head, body: body) }
     }
 
@@ -86,9 +89,9 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        // Callbacks already queued still arrive after cancel(); yielding to a finished stream is a no-op.
+        // Callbacks already queued still arrive after cancel(); a finished channel drops them.
         let body = lock.withLock { transfers[dataTask.taskIdentifier]?.body }
-        body?.yield(data)
+        body?.append(data)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
@@ -97,15 +100,85 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
         if let head = transfer.head {
             head.resume(throwing: failure ?? VideoCacheError.invalidResponse("no response"))
         }
-        if let failure {
-            transfer.body.finish(throwing: failure)
-        } else {
-            transfer.body.finish()
-        }
+        transfer.body.finish(throwing: failure)
     }
 
     private static func describe(_ error: any Error) -> VideoCacheError {
         if let urlError = error as? URLError, urlError.code == .cancelled { return .cancelled }
         return .network(error.localizedDescription)
+    }
+}
+
+/// Owns a transfer for its body stream: when the stream is dropped before the body ended (the
+/// consumer stopped reading), the task is cancelled rather than left filling memory.
+private final class TransferOwner: Sendable {
+    let task: URLSessionDataTask
+    let channel: ChunkChannel
+
+    init(task: URLSessionDataTask, channel: ChunkChannel) {
+        self.task = task
+        self.channel = channel
+    }
+
+    deinit {
+        // Not after the end: cancel() from inside the session's completion callback blocks.
+        if !channel.isFinished { task.cancel() }
+    }
+}
+
+/// Body bytes handed from the session's callbacks to one consumer. Chunks that arrive while
+/// the consumer is busy are joined, so it wakes once per batch rather than once per 16 KB
+/// callback; the batch is as large as the consumer is slow (here: one disk write behind).
+final class ChunkChannel: @unchecked Sendable {
+    // @unchecked Sendable: all state is only touched under `lock`.
+    private let lock = NSLock()
+    private var pending = Data()
+    private var finished = false
+    private var failure: VideoCacheError?
+    private var waiter: CheckedContinuation<Data?, any Error>?
+
+    /// Whether the body has ended (finished or failed).
+    var isFinished: Bool { lock.withLock { finished } }
+
+    /// Adds bytes; ignored once finished.
+    func append(_ data: Data) {
+        let handOff = lock.withLock { () -> CheckedContinuation<Data?, any Error>? in
+            guard !finished else { return nil }
+            if let waiter {
+                self.waiter = nil
+                return waiter
+            }
+            pending.append(data)
+            return nil
+        }
+        handOff?.resume(returning: data)
+    }
+
+    /// Ends the body, with an error if the transfer failed.
+    func finish(throwing error: VideoCacheError?) {
+        let handOff = lock.withLock { () -> CheckedContinuation<Data?, any Error>? in
+            guard !finished else { return nil }
+            finished = true
+            failure = error
+            defer { waiter = nil }
+            return pending.isEmpty ? waiter : nil
+        }
+        if let error { handOff?.resume(throwing: error) } else { handOff?.resume(returning: nil) }
+    }
+
+    /// The bytes received since the last call, waiting for some; `nil` at the end.
+    func next() async throws -> Data? {
+        try await withCheckedThrowingContinuation { continuation in
+            let ready = lock.withLock { () -> Result<Data?, any Error>? in
+                if !pending.isEmpty {
+                    defer { pending = Data() }
+                    return .success(pending)
+                }
+                if finished { return failure.map { .failure($0) } ?? .success(nil) }
+                waiter = continuation
+                return nil
+            }
+            if let ready { continuation.resume(with: ready) }
+        }
     }
 }

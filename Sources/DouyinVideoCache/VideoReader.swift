@@ -45,8 +45,11 @@ public final class VideoReader: Sendable {
     public func read(_ range: Range<Int64>) async throws -> Data {
         entry.touch()
         var result = Data()
-        result.reserveCapacity(Int(min(Int64(range.count), 64 << 20)))
-        try await Self.run(range, entry: entry, url: url, reads: reads) { result.append($0) }
+        // A range that arrives as one piece (the usual case: the read wakes once, when all of
+        // it is held) is returned as that piece, without a copy.
+        try await Self.run(range, entry: entry, url: url, reads: reads) { piece in
+            if result.isEmpty { result = piece } else { result.append(piece) }
+        }
         return result
     }
 

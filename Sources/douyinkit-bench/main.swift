@@ -1,11 +1,12 @@
 import Foundation
 
 /// `douyinkit-bench [suite ...]`: runs the named suites (all when none is named).
-let suites: [String: () throws -> Void] = [
+let suites: [String: () async throws -> Void] = [
     "cache": CacheBenchmark.run,
     "gift": GiftBenchmark.run,
     "models": ModelsBenchmark.run,
     "webp": WebPBenchmark.run,
+    "video": VideoBenchmark.run,
 ]
 let requested = CommandLine.arguments.dropFirst()
 for name in requested.isEmpty ? suites.keys.sorted() : Array(requested) {
@@ -13,5 +14,5 @@ for name in requested.isEmpty ? suites.keys.sorted() : Array(requested) {
         FileHandle.standardError.write(Data("unknown suite \(name); known: \(suites.keys.sorted().joined(separator: " "))\n".utf8))
         exit(2)
     }
-    try suite()
+    try await suite()
 }

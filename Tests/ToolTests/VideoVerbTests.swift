@@ -89,7 +89,9 @@ struct VideoVerbTests {
         let held = cache.cachedRanges(for: url)
         #expect(held.ranges.count == 1 && held.ranges.first?.lowerBound == 0)
         let kept = held.ranges.first?.upperBound ?? 0
-        #expect(kept >= 1 << 20 && kept <= Int64(received.count), "kept \(kept) of \(received.count) streamed")
+        // The download runs ahead of what the pipe delivered, so `kept` may pass `received`;
+        // what matters is that it is some durable prefix short of the whole.
+        #expect(kept >= 1 << 20 && kept < 4_000_000, "kept \(kept); \(received.count) streamed")
         let reader = cache.reader(for: url)
         defer { reader.close() }
         #expect(try await reader.read(0..<4_000_000) == file, "every indexed byte is real")
