@@ -26,6 +26,7 @@ struct VideoCacheOriginTests {
             location /slow/ { limit_rate 400k; }
             location /norange/ { max_ranges 0; }
             location /gzip/ { gzip on; gzip_min_length 1; gzip_types *; }
+            location /moved/ { rewrite ^/moved/(.*)$ /v/$1 redirect; }
             """)
         folder = try TemporaryDirectory()
     }
@@ -197,6 +198,18 @@ struct VideoCacheOriginTests {
         #expect(nginx.requests().last?.status == 200)
         #expect(reader.cachedRanges.ranges == [200_000..<250_000])
         #expect(try await reader.read(0..<300_000) == file)
+    }
+
+    @Test func aRedirectIsFollowedWithItsRange() async throws {
+        defer { folder.remove() }
+        let file = videoBytes(400_000)
+        try nginx.serve(file, at: "/v/r.mp4")
+        let reader = try cache().reader(for: nginx.url("/moved/r.mp4"))
+        defer { reader.close() }
+        #expect(try await reader.read(300_000..<350_000) == file[300_000..<350_000])
+        let served = nginx.requests().map { "\($0.uri) \($0.status) \($0.range)" }
+        #expect(served == ["/moved/r.mp4 302 bytes=300000-349999", "/v/r.mp4 206 bytes=300000-349999"])
+        #expect(reader.cachedRanges.ranges == [300_000..<350_000])
     }
 
     @Test func gzipOnTheOriginDoesNotDefeatRange() async throws {
