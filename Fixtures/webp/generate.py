@@ -3,6 +3,8 @@
 
 Source frames are PAM files written here, so every expected pixel is known:
 - covers/cover-N.webp: 9-frame animated covers (lossy, as the app receives them), via img2webp;
+- bench/cover-lossy-N.webp, bench/cover-lossless.webp: 9-frame 360x640 covers for the benchmark;
+- long-200.webp: a 200-frame 360x640 animation for the memory-budget test and benchmark;
 Run from anywhere; needs img2webp, webpmux and cwebp on PATH.
 """
 import subprocess
@@ -44,6 +46,60 @@ def covers():
         for name in names:
             args += ["-d", "100", name]
         run(*args, "-o", HERE / "covers" / f"cover-{cover}.webp")
+
+
+def fast_pam(path, width, height, rows):
+    """rows: bytes of width*height*4 RGBA, already built."""
+    header = f"P7\nWIDTH {width}\nHEIGHT {height}\nDEPTH 4\nMAXVAL 255\nTUPLTYPE RGB_ALPHA\nENDHDR\n"
+    path.write_bytes(header.encode() + bytes(rows))
+
+
+def bench_covers():
+    """Full-size covers: a per-cover gradient with a moving band, so every frame differs."""
+    frames_dir = Path(tempfile.mkdtemp())
+    (HERE / "bench").mkdir(exist_ok=True)
+    width, height = 360, 640
+    for cover, mode in enumerate(["lossy", "lossy", "lossy", "lossy", "lossless"]):
+        names = []
+        for frame in range(9):
+            rows = bytearray()
+            for y in range(height):
+                row = bytearray()
+                for x in range(width):
+                    if (x + y + 40 * frame) % 200 < 30:
+                        row += b"\xff\xf0\xe0\xff"
+                    else:
+                        row += bytes(((x + 50 * cover) % 256, (y // 3 + 30 * frame) % 256, (x + y) // 4 % 256, 255))
+                rows += row
+            name = frames_dir / f"bench{cover}-{frame}.pam"
+            fast_pam(name, width, height, rows)
+            names.append(name)
+        args = ["img2webp", "-loop", "0"] + (["-lossy", "-q", "70"] if mode == "lossy" else ["-lossless"])
+        for name in names:
+            args += ["-d", "100", name]
+        out = "cover-lossless.webp" if mode == "lossless" else f"cover-lossy-{cover}.webp"
+        run(*args, "-o", HERE / "bench" / out)
+
+
+def long_animation():
+    """200 lossless frames on a fixed background with a square walking across it."""
+    frames_dir = Path(tempfile.mkdtemp())
+    width, height = 360, 640
+    base = bytearray()
+    for y in range(height):
+        for x in range(width):
+            base += bytes((x % 256, y % 256, 90, 255))
+    args = ["img2webp", "-loop", "0", "-lossless"]
+    for frame in range(200):
+        rows = bytearray(base)
+        left, top = (frame * 7) % (width - 40), (frame * 3) % (height - 40)
+        for y in range(top, top + 40):
+            start = (y * width + left) * 4
+            rows[start:start + 160] = b"\xfa\x28\x28\xff" * 40
+        name = frames_dir / f"long-{frame}.pam"
+        fast_pam(name, width, height, rows)
+        args += ["-d", "40", name]
+    run(*args, "-o", HERE / "long-200.webp")
 
 
 def lossless_opaque():
@@ -103,3 +159,5 @@ if __name__ == "__main__":
     lossless_opaque()
     muxed()
     stills()
+    bench_covers()
+    long_animation()

@@ -14,13 +14,27 @@ struct LibWebPContainer: Sendable {
     /// Where each frame's bitstream (its ALPH + VP8/VP8L chunks) lies in `data`.
     let fragments: [Range<Int>]
 
+    /// Reads the index of a whole file.
     init(data: Data, maxCanvasPixels: Int) throws(WebPError) {
+        guard let whole = try Self(data: data, maxCanvasPixels: maxCanvasPixels, partial: false) else { throw .invalidContainer }
+        self = whole
+    }
+
+    /// Reads the index of a whole file or, when `partial`, of the start of one still arriving:
+    /// then only frames whose bytes are all there are listed, and `nil` means the header itself
+    /// is not complete yet.
+    init?(data: Data, maxCanvasPixels: Int, partial: Bool) throws(WebPError) {
         self.data = data
-        let parsed: Result<(Int, Int, Int, UInt32, [WebPFrameInfo], [Range<Int>]), WebPError> = data.withUnsafeBytes { raw in
-            guard let base = raw.baseAddress, raw.count > 0 else { return .failure(.invalidContainer) }
+        typealias Parsed = (Int, Int, Int, UInt32, [WebPFrameInfo], [Range<Int>])
+        let parsed: Result<Parsed?, WebPError> = data.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress, raw.count > 0 else { return partial ? .success(nil) : .failure(.invalidContainer) }
             var input = WebPData(bytes: base.assumingMemoryBound(to: UInt8.self), size: raw.count)
-            guard let demux = WebPDemux(&input) else { return .failure(.invalidContainer) }
+            var state = WEBP_DEMUX_PARSE_ERROR
+            guard let demux = partial ? WebPDemuxPartial(&input, &state) : WebPDemux(&input) else {
+                return partial && state == WEBP_DEMUX_PARSING_HEADER ? .success(nil) : .failure(.invalidContainer)
+            }
             defer { WebPDemuxDelete(demux) }
+            if partial && state == WEBP_DEMUX_PARSING_HEADER { return .success(nil) }
             let width = Int(WebPDemuxGetI(demux, WEBP_FF_CANVAS_WIDTH))
             let height = Int(WebPDemuxGetI(demux, WEBP_FF_CANVAS_HEIGHT))
             guard width > 0, height > 0 else { return .failure(.invalidContainer) }
@@ -30,57 +44,60 @@ struct LibWebPContainer: Sendable {
             var frames: [WebPFrameInfo] = []
             var fragments: [Range<Int>] = []
             var iterator = WebPIterator()
-            guard WebPDemuxGetFrame(demux, 1, &iterator) != 0 else { return .failure(.noFrames) }
-            defer { WebPDemuxReleaseIterator(&iterator) }
-            repeat {
-                let index = frames.count
-                let frame = WebPFrameInfo(
-                    index: index,
-                    x: Int(iterator.x_offset), y: Int(iterator.y_offset),
-                    width: Int(iterator.width), height: Int(iterator.height),
-                    fileDuration: Int(iterator.duration),
-                    blendsWithPrevious: iterator.blend_method == WEBP_MUX_BLEND,
-                    disposesToBackground: iterator.dispose_method == WEBP_MUX_DISPOSE_BACKGROUND,
-                    hasAlpha: iterator.has_alpha != 0,
-                    isKeyframe: false
-                )
-                guard frame.width > 0, frame.height > 0, frame.x + frame.width <= width, frame.y + frame.height <= height else {
-                    return .failure(.frameOutsideCanvas(index: index))
-                }
-                frames.append(frame)
-                let start = UnsafeRawPointer(iterator.fragment.bytes!) - base
-                fragments.append(start..<start + iterator.fragment.size)
-            } while WebPDemuxNextFrame(&iterator) != 0
+            if WebPDemuxGetFrame(demux, 1, &iterator) != 0 {
+                defer { WebPDemuxReleaseIterator(&iterator) }
+                repeat {
+                    if iterator.complete == 0 { break }
+                    let index = frames.count
+                    let frame = WebPFrameInfo(
+                        index: index,
+                        x: Int(iterator.x_offset), y: Int(iterator.y_offset),
+                        width: Int(iterator.width), height: Int(iterator.height),
+                        fileDuration: Int(iterator.duration),
+                        blendsWithPrevious: iterator.blend_method == WEBP_MUX_BLEND,
+                        disposesToBackground: iterator.dispose_method == WEBP_MUX_DISPOSE_BACKGROUND,
+                        hasAlpha: iterator.has_alpha != 0,
+                        isKeyframe: false
+                    )
+                    guard frame.width > 0, frame.height > 0, frame.x + frame.width <= width, frame.y + frame.height <= height else {
+                        return .failure(.frameOutsideCanvas(index: index))
+                    }
+                    frames.append(frame)
+                    let start = UnsafeRawPointer(iterator.fragment.bytes!) - base
+                    fragments.append(start..<start + iterator.fragment.size)
+                } while WebPDemuxNextFrame(&iterator) != 0
+            }
+            if frames.isEmpty && !partial { return .failure(.noFrames) }
             let loop = Int(WebPDemuxGetI(demux, WEBP_FF_LOOP_COUNT))
             let background = WebPDemuxGetI(demux, WEBP_FF_BACKGROUND_COLOR)
             let marked = WebPFrameInfo.markingKeyframes(frames, canvasWidth: width, canvasHeight: height)
             return .success((width, height, loop, background, marked, fragments))
         }
-        (canvasWidth, canvasHeight, loopCount, backgroundColor, frames, fragments) = try parsed.get()
+        guard let fields = try parsed.get() else { return nil }
+        (canvasWidth, canvasHeight, loopCount, backgroundColor, frames, fragments) = fields
     }
 
-    /// Decodes frame `index`'s rectangle into `output` (its width × height × 4 bytes, rgbA).
-    func decodeFrame(_ index: Int, into output: inout [UInt8]) throws(WebPError) {
+    /// Decodes frame `index`'s rectangle into `output`, whose rows are `stride` bytes apart
+    /// (premultiplied rgbA, 4 bytes a pixel). `output` must hold the whole rectangle.
+    func decodeFrame(_ index: Int, into output: UnsafeMutableRawBufferPointer, stride: Int) throws(WebPError) {
         let frame = frames[index]
-        let size = frame.width * frame.height * 4
-        // Reuse the caller's scratch buffer when it fits: WebPDecode writes every byte anyway.
-        if output.count != size { output = [UInt8](repeating: 0, count: size) }
         let fragment = fragments[index]
         let decoded: Bool = data.withUnsafeBytes { raw in
             var config = WebPDecoderConfig()
             guard WebPInitDecoderConfig(&config) != 0 else { return false }
-            return output.withUnsafeMutableBytes { pixels in
-                config.output.colorspace = MODE_rgbA
-                config.output.is_external_memory = 1
-                config.output.u.RGBA.rgba = pixels.baseAddress!.assumingMemoryBound(to: UInt8.self)
-                config.output.u.RGBA.stride = Int32(frame.width * 4)
-                config.output.u.RGBA.size = pixels.count
-                let bytes = raw.baseAddress!.advanced(by: fragment.lowerBound).assumingMemoryBound(to: UInt8.self)
-                let status = WebPDecode(bytes, fragment.count, &config)
-                WebPFreeDecBuffer(&config.output)
-                // A bitstream whose size disagrees with the frame header would not fill the rectangle.
-                return status == VP8_STATUS_OK && Int(config.output.width) == frame.width && Int(config.output.height) == frame.height
-            }
+            config.output.colorspace = MODE_rgbA
+            config.output.is_external_memory = 1
+            config.output.u.RGBA.rgba = output.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            config.output.u.RGBA.stride = Int32(stride)
+            config.output.u.RGBA.size = output.count
+            // Refuse before decoding a bitstream whose size disagrees with the frame header: it
+            // would not fill the rectangle, or would write past it.
+            let bytes = raw.baseAddress!.advanced(by: fragment.lowerBound).assumingMemoryBound(to: UInt8.self)
+            guard WebPGetFeatures(bytes, fragment.count, &config.input) == VP8_STATUS_OK,
+                  Int(config.input.width) == frame.width, Int(config.input.height) == frame.height else { return false }
+            let status = WebPDecode(bytes, fragment.count, &config)
+            WebPFreeDecBuffer(&config.output)
+            return status == VP8_STATUS_OK
         }
         guard decoded else { throw .frameDecodingFailed(index: index) }
     }

@@ -55,14 +55,21 @@ public final class WebPAnimation: Sendable {
     public static let defaultMaxCanvasPixels = 4096 * 4096
 
     private let container: LibWebPContainer
-    /// The last composited canvas, for sequential playback.
+    /// The last composited canvas, for sequential playback. Taken out while a frame is being
+    /// composited, so the next frame is drawn in place when nobody else holds that canvas.
     private let last = Protected<(index: Int, pixels: [UInt8])?>(nil)
+    /// The buffer blended frames are decoded into, kept between frames; taken out while in use.
+    private let scratch = Protected<[UInt8]>([])
 
     /// Reads the frame index of a whole WebP file (animated or still, lossy or lossless).
     ///
     /// - Throws: ``WebPError`` for anything that is not a well-formed WebP within the limit.
-    public init(data: Data, maxCanvasPixels: Int = WebPAnimation.defaultMaxCanvasPixels) throws(WebPError) {
-        container = try LibWebPContainer(data: data, maxCanvasPixels: maxCanvasPixels)
+    public convenience init(data: Data, maxCanvasPixels: Int = WebPAnimation.defaultMaxCanvasPixels) throws(WebPError) {
+        self.init(container: try LibWebPContainer(data: data, maxCanvasPixels: maxCanvasPixels))
+    }
+
+    private init(container: LibWebPContainer) {
+        self.container = container
         canvasWidth = container.canvasWidth
         canvasHeight = container.canvasHeight
         loopCount = container.loopCount
@@ -70,71 +77,114 @@ public final class WebPAnimation: Sendable {
         frames = container.frames
     }
 
+    /// The first frame of a file still downloading, as soon as its bytes are all there (about
+    /// a tenth of a typical cover); `nil` until then.
+    ///
+    /// - Throws: ``WebPError`` when the bytes so far already cannot be a WebP within the limit.
+    public static func firstFrame(ofPartialData data: Data, maxCanvasPixels: Int = WebPAnimation.defaultMaxCanvasPixels) throws(WebPError) -> WebPCanvasFrame? {
+        guard let container = try LibWebPContainer(data: data, maxCanvasPixels: maxCanvasPixels, partial: true),
+              !container.frames.isEmpty else { return nil }
+        return try WebPAnimation(container: container).frame(at: 0)
+    }
+
+    /// Bytes of one composited canvas (width × height × 4).
+    public var canvasByteCount: Int { canvasWidth * canvasHeight * 4 }
+
     /// The whole canvas as it must look at frame `index`.
     public func frame(at index: Int) throws(WebPError) -> WebPCanvasFrame {
         guard frames.indices.contains(index) else { throw .frameIndexOutOfRange(index: index, count: frames.count) }
         var start = index
         while !frames[start].isKeyframe { start -= 1 }
+        let previous = last.withLock { held in
+            defer { held = nil }
+            return held
+        }
         var canvas: [UInt8]
-        if let previous = last.withLock({ $0 }), previous.index < index, previous.index >= start - 1 {
+        if let previous, previous.index < index, previous.index >= start - 1 {
             canvas = previous.pixels
             start = previous.index + 1
         } else {
-            canvas = []
+            canvas = previous?.pixels ?? []
+            if canvas.count != canvasByteCount { canvas = [UInt8](repeating: 0, count: canvasByteCount) }
         }
-        var rectangle: [UInt8] = []
+        var rectangle = scratch.withLock { held in
+            defer { held = [] }
+            return held
+        }
+        defer { scratch.withLock { $0 = rectangle } }
         for step in start...index {
             try composite(step, onto: &canvas, scratch: &rectangle)
         }
-        let result = canvas
-        last.withLock { $0 = (index, result) }
-        return WebPCanvasFrame(index: index, width: canvasWidth, height: canvasHeight, duration: frames[index].displayDuration, premultipliedRGBA: result)
+        last.withLock { $0 = (index, canvas) }
+        return WebPCanvasFrame(index: index, width: canvasWidth, height: canvasHeight, duration: frames[index].displayDuration, premultipliedRGBA: canvas)
     }
 
     /// Applies frame `index` to the canvas holding frame `index - 1` (ignored for keyframes).
     private func composite(_ index: Int, onto canvas: inout [UInt8], scratch rectangle: inout [UInt8]) throws(WebPError) {
         let frame = frames[index]
+        let canvasStride = canvasWidth * 4
+        let origin = frame.y * canvasStride + frame.x * 4
         if frame.isKeyframe {
-            canvas = [UInt8](repeating: 0, count: canvasWidth * canvasHeight * 4)
+            // A keyframe starts from a transparent canvas, unless it paints every pixel itself.
+            if !(frame.coversCanvas(width: canvasWidth, height: canvasHeight) && !frame.blendsWithPrevious) {
+                canvas.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) }
+            }
         } else if frames[index - 1].disposesToBackground {
             clear(frames[index - 1], in: &canvas)
         }
-        try container.decodeFrame(index, into: &rectangle)
-        let blends = frame.blendsWithPrevious && !frame.isKeyframe
+        if !frame.blendsWithPrevious || frame.isKeyframe {
+            // Nothing below shows through: decode straight onto the canvas.
+            try canvas.withUnsafeMutableBytes { pixels in
+                Result { () throws(WebPError) in
+                    try container.decodeFrame(index, into: UnsafeMutableRawBufferPointer(rebasing: pixels[origin...]), stride: canvasStride)
+                }
+            }.get()
+            return
+        }
         let rowBytes = frame.width * 4
-        canvas.withUnsafeMutableBufferPointer { target in
-            rectangle.withUnsafeBufferPointer { source in
+        if rectangle.count < rowBytes * frame.height { rectangle = [UInt8](repeating: 0, count: rowBytes * frame.height) }
+        try rectangle.withUnsafeMutableBytes { pixels in
+            Result { () throws(WebPError) in try container.decodeFrame(index, into: pixels, stride: rowBytes) }
+        }.get()
+        canvas.withUnsafeMutableBytes { target in
+            rectangle.withUnsafeBytes { source in
                 for row in 0..<frame.height {
-                    let to = ((frame.y + row) * canvasWidth + frame.x) * 4
-                    let from = row * rowBytes
-                    if !blends {
-                        UnsafeMutableRawPointer(target.baseAddress! + to)
-                            .copyMemory(from: source.baseAddress! + from, byteCount: rowBytes)
-                        continue
-                    }
-                    for pixel in stride(from: 0, to: rowBytes, by: 4) {
-                        let alpha = source[from + pixel + 3]
-                        if alpha == 255 {
-                            for channel in 0..<4 { target[to + pixel + channel] = source[from + pixel + channel] }
-                        } else if alpha != 0 {
-                            // Premultiplied "source over" in libwebp's integer form, src + dst × (256 − src
-                            // alpha) / 256 per channel, so results match its decoder bit for bit.
-                            let keep = UInt32(256 - Int(alpha))
-                            for channel in 0..<4 {
-                                let below = UInt32(target[to + pixel + channel])
-                                target[to + pixel + channel] = source[from + pixel + channel] &+ UInt8((below * keep) >> 8)
-                            }
-                        }
-                    }
+                    Self.blendRow(
+                        source.baseAddress!.advanced(by: row * rowBytes).assumingMemoryBound(to: UInt32.self),
+                        over: target.baseAddress!.advanced(by: origin + row * canvasStride).assumingMemoryBound(to: UInt32.self),
+                        count: frame.width
+                    )
                 }
             }
         }
     }
 
+    /// Premultiplied "source over" in libwebp's integer form, src + dst × (256 − src alpha) / 256
+    /// on each channel, two channels a multiply, so results match its decoder bit for bit.
+    @inline(__always)
+    private static func blendRow(_ source: UnsafePointer<UInt32>, over target: UnsafeMutablePointer<UInt32>, count: Int) {
+        for pixel in 0..<count {
+            let src = UInt32(littleEndian: source[pixel])
+            let alpha = src >> 24
+            if alpha == 255 {
+                target[pixel] = source[pixel]
+            } else if alpha != 0 {
+                let dst = UInt32(littleEndian: target[pixel])
+                let keep = 256 - alpha
+                let redBlue = ((dst & 0x00FF_00FF) &* keep) >> 8 & 0x00FF_00FF
+                let greenAlpha = ((dst >> 8) & 0x00FF_00FF) &* keep & 0xFF00_FF00
+                target[pixel] = (src &+ redBlue &+ greenAlpha).littleEndian
+            }
+        }
+    }
+
     private func clear(_ frame: WebPFrameInfo, in canvas: inout [UInt8]) {
-        for row in 0..<frame.height {
-            let start = ((frame.y + row) * canvasWidth + frame.x) * 4
-            canvas.replaceSubrange(start..<start + frame.width * 4, with: repeatElement(0, count: frame.width * 4))
+        let canvasStride = canvasWidth * 4
+        canvas.withUnsafeMutableBytes { pixels in
+            for row in 0..<frame.height {
+                let start = (frame.y + row) * canvasStride + frame.x * 4
+                _ = UnsafeMutableRawBufferPointer(rebasing: pixels[start..<start + frame.width * 4]).initializeMemory(as: UInt8.self, repeating: 0)
+            }
         }
     }
 }

@@ -9,6 +9,7 @@ struct CompositingTests {
         "webp/muxed-alpha.webp", "webp/lossless-opaque.webp",
         "webp/covers/cover-0.webp", "webp/covers/cover-1.webp", "webp/covers/cover-2.webp",
         "webp/still-lossy.webp", "webp/still-lossy-alpha.webp", "webp/still-lossless-alpha.webp",
+        "webp/bench/cover-lossy-0.webp", "webp/bench/cover-lossless.webp", "webp/long-200.webp",
     ]
 
     @Test(arguments: corpus)
