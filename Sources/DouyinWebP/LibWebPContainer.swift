@@ -28,6 +28,9 @@ struct LibWebPContainer: Sendable {
         typealias Parsed = (Int, Int, Int, UInt32, [WebPFrameInfo], [Range<Int>])
         let parsed: Result<Parsed?, WebPError> = data.withUnsafeBytes { raw in
             guard let base = raw.baseAddress, raw.count > 0 else { return partial ? .success(nil) : .failure(.invalidContainer) }
+            // libwebp takes a prefix of anything as a raw bitstream still arriving; a download
+            // in progress must at least start like a WebP container.
+            if partial && !Self.mayStartContainer(raw) { return .failure(.invalidContainer) }
             var input = WebPData(bytes: base.assumingMemoryBound(to: UInt8.self), size: raw.count)
             var state = WEBP_DEMUX_PARSE_ERROR
             guard let demux = partial ? WebPDemuxPartial(&input, &state) : WebPDemux(&input) else {
@@ -75,6 +78,13 @@ struct LibWebPContainer: Sendable {
         }
         guard let fields = try parsed.get() else { return nil }
         (canvasWidth, canvasHeight, loopCount, backgroundColor, frames, fragments) = fields
+    }
+
+    /// Whether `bytes` could be the start of a RIFF WebP container ("RIFF", size, "WEBP").
+    private static func mayStartContainer(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let expected: [(offset: Int, byte: UInt8)] = Array("RIFF".utf8.enumerated().map { ($0.offset, $0.element) })
+            + "WEBP".utf8.enumerated().map { ($0.offset + 8, $0.element) }
+        return expected.allSatisfy { $0.offset >= bytes.count || bytes[$0.offset] == $0.byte }
     }
 
     /// Decodes frame `index`'s rectangle into `output`, whose rows are `stride` bytes apart

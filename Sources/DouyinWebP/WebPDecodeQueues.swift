@@ -1,0 +1,212 @@
+import Foundation
+
+/// Decodes the frames of many animations at once, first frames first: each request's first
+/// frame is an `Operation` on a high-priority queue, its later frames `Operation`s on a
+/// low-priority queue, one frame an operation.
+///
+/// ```swift
+/// let queues = WebPDecodeQueues()                       // one decode per core, 64 MB budget
+/// let requests = queues.decode(covers)                  // a grid's covers, all at once
+/// for try await frame in requests[0].frames { cell.show(frame) }
+/// requests[1].cancel()                                  // scrolled away
+/// ```
+///
+/// Scheduling rules:
+/// - At most ``maxConcurrentDecodes`` frames decode at any moment, across both queues,
+///   however many animations are requested.
+/// - A later frame starts only when no first frame is waiting or decoding, so a grid shows
+///   every cover before any cover animates.
+/// - Frames of one request are decoded in order, one at a time (each from the canvas before
+///   it), and delivered in order.
+/// - Frames waiting in streams count against ``memoryBudget``: a stream decodes ahead only
+///   while the frames held by all streams stay within it, and always at least one frame, so
+///   a long animation plays by decoding a few frames ahead rather than holding them all.
+///   Frames handed to an `onFrame` callback belong to the callback and are not counted.
+public final class WebPDecodeQueues: Sendable {
+    /// How many frames may decode at once: the active processor count by default.
+    public let maxConcurrentDecodes: Int
+    /// The most bytes of decoded frames held for streams at once: 64 MB by default.
+    public let memoryBudget: Int
+    /// Runs first frames (`qualityOfService` `.userInitiated`).
+    public let firstFrameQueue: OperationQueue
+    /// Runs later frames (`qualityOfService` `.utility`), so they never starve the app's other work.
+    public let laterFrameQueue: OperationQueue
+
+    private let scheduler = Protected(DecodeSchedule())
+    private let decoding = Protected((now: 0, peak: 0))
+
+    /// Queues running at most `maxConcurrentDecodes` decodes at once and holding at most
+    /// `memoryBudget` bytes of frames for streams.
+    public init(maxConcurrentDecodes: Int = ProcessInfo.processInfo.activeProcessorCount, memoryBudget: Int = 64 << 20) {
+        self.maxConcurrentDecodes = max(1, maxConcurrentDecodes)
+        self.memoryBudget = max(0, memoryBudget)
+        firstFrameQueue = OperationQueue()
+        firstFrameQueue.name = "DouyinWebP.firstFrames"
+        firstFrameQueue.qualityOfService = .userInitiated
+        firstFrameQueue.maxConcurrentOperationCount = self.maxConcurrentDecodes
+        laterFrameQueue = OperationQueue()
+        laterFrameQueue.name = "DouyinWebP.laterFrames"
+        laterFrameQueue.qualityOfService = .utility
+        laterFrameQueue.maxConcurrentOperationCount = self.maxConcurrentDecodes
+    }
+
+    /// Starts decoding every frame of `animation`; read them from the request's `frames`.
+    public func decode(_ animation: WebPAnimation) -> WebPDecodeRequest {
+        decode([animation])[0]
+    }
+
+    /// Starts decoding every frame of each animation, all first frames before any later one.
+    public func decode(_ animations: [WebPAnimation]) -> [WebPDecodeRequest] {
+        enqueue(animations, onFrame: nil)
+    }
+
+    /// Starts decoding every frame of `animation`, handing each to `onFrame` (on a decode thread,
+    /// in order) and then calling `onEnd` once with `nil`, the error, or `nil` after a cancel.
+    public func decode(_ animation: WebPAnimation,
+                       onFrame: @escaping @Sendable (WebPCanvasFrame) -> Void,
+                       onEnd: @escaping @Sendable ((any Error)?) -> Void = { _ in }) -> WebPDecodeRequest {
+        enqueue([animation], onFrame: FrameCallbacks(frame: onFrame, end: onEnd))[0]
+    }
+
+    /// The most decodes seen running at the same moment, and the most bytes streams held.
+    public var peaks: (concurrentDecodes: Int, heldBytes: Int) {
+        (decoding.withLock { $0.peak }, scheduler.withLock { $0.peakHeldBytes })
+    }
+
+    // MARK: Scheduling
+
+    private func enqueue(_ animations: [WebPAnimation], onFrame: FrameCallbacks?) -> [WebPDecodeRequest] {
+        let requests = scheduler.withLock { schedule in
+            animations.map { animation in
+                let id = schedule.add(animation, callbacks: onFrame)
+                return WebPDecodeRequest(id: id, animation: animation, queues: self, streams: onFrame == nil)
+            }
+        }
+        startWhatCanRun()
+        return requests
+    }
+
+    /// Hands operations to the queues while decode slots are free.
+    func startWhatCanRun() {
+        let jobs = scheduler.withLock { schedule in
+            schedule.takeRunnable(slots: maxConcurrentDecodes, budget: memoryBudget)
+        }
+        for job in jobs {
+            let operation = BlockOperation { [self] in self.run(job) }
+            operation.queuePriority = job.frame == 0 ? .veryHigh : .low
+            operation.qualityOfService = job.frame == 0 ? .userInitiated : .utility
+            // Runs for cancelled operations too, which never run their block: the slot is freed either way.
+            operation.completionBlock = { [self] in
+                self.scheduler.withLock { $0.finished(job) }
+                self.startWhatCanRun()
+            }
+            let cancelledMeanwhile = scheduler.withLock { $0.attach(operation, to: job) }
+            if cancelledMeanwhile { operation.cancel() }
+            (job.frame == 0 ? firstFrameQueue : laterFrameQueue).addOperation(operation)
+        }
+    }
+
+    /// Decodes one frame and delivers it, unless the request was cancelled meanwhile.
+    private func run(_ job: DecodeJob) {
+        guard scheduler.withLock({ $0.isActive(job.request) }) else { return }
+        decoding.withLock { count in
+            count.now += 1
+            count.peak = max(count.peak, count.now)
+        }
+        let result = Result { () throws(WebPError) in try job.animation.frame(at: job.frame) }
+        decoding.withLock { $0.now -= 1 }
+        let delivery = scheduler.withLock { $0.deliver(result, for: job) }
+        delivery.perform()
+    }
+
+    // MARK: Requests
+
+    /// The next frame of a stream, waiting for it when none is decoded yet; `nil` at the end.
+    func nextFrame(of request: Int) async throws -> WebPCanvasFrame? {
+        if Task.isCancelled {
+            cancel(request)
+            return nil
+        }
+        let taken = scheduler.withLock { $0.take(from: request) }
+        switch taken {
+        case .frame(let frame):
+            startWhatCanRun()
+            return frame
+        case .end(let error):
+            if let error { throw error }
+            return nil
+        case .wait:
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    let delivery = scheduler.withLock { $0.wait(in: request, continuation: continuation) }
+                    delivery.perform()
+                }
+            } onCancel: {
+                cancel(request)
+            }
+        }
+    }
+
+    /// Stops a request: its waiting work is dropped, a queued operation cancelled, a running
+    /// one's frame discarded, and its stream ends.
+    func cancel(_ request: Int) {
+        let (operation, delivery) = scheduler.withLock { $0.cancel(request) }
+        operation?.cancel()
+        delivery.perform()
+        startWhatCanRun()
+    }
+
+    /// Whether a request has ended (all frames delivered, failed, or cancelled).
+    func hasEnded(_ request: Int) -> Bool {
+        scheduler.withLock { !$0.isActive(request) }
+    }
+}
+
+/// One animation's decode: its frames, in order, as a stream; cancel it when no longer needed.
+public final class WebPDecodeRequest: Sendable {
+    /// The animation being decoded.
+    public let animation: WebPAnimation
+    /// Every composited frame in order, then the end; throws the ``WebPError`` that stopped the
+    /// decode. Pulling a frame frees its share of the budget. Read it from one task; releasing
+    /// the request or cancelling that task cancels the decode. Empty for a callback request.
+    public let frames: AsyncThrowingStream<WebPCanvasFrame, any Error>
+    private let id: Int
+    private let queues: WebPDecodeQueues
+
+    init(id: Int, animation: WebPAnimation, queues: WebPDecodeQueues, streams: Bool) {
+        self.id = id
+        self.animation = animation
+        self.queues = queues
+        guard streams else {
+            frames = AsyncThrowingStream { nil }
+            return
+        }
+        let lease = StreamLease(id: id, queues: queues)
+        frames = AsyncThrowingStream { try await lease.queues.nextFrame(of: lease.id) }
+    }
+
+    /// Stops decoding: pending operations are cancelled, a running one's frame is dropped,
+    /// `frames` ends, and an `onEnd` callback is called with `nil`.
+    public func cancel() {
+        queues.cancel(id)
+    }
+
+    /// Whether every frame was decoded, decoding failed, or the request was cancelled.
+    public var hasEnded: Bool { queues.hasEnded(id) }
+}
+
+/// Held only by a request's stream: when the stream lets go of it (its reading task was
+/// cancelled, or the stream was released), the request is cancelled so its frames stop.
+private final class StreamLease: Sendable {
+    let id: Int
+    let queues: WebPDecodeQueues
+
+    init(id: Int, queues: WebPDecodeQueues) {
+        self.id = id
+        self.queues = queues
+    }
+
+    deinit {
+        queues.cancel(id)
+    }
+}

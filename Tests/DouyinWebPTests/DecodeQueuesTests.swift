@@ -1,0 +1,259 @@
+import DouyinTestSupport
+import DouyinWebP
+import Foundation
+import Testing
+
+/// A thread-safe log of what a callback request delivered, and a way to await every end.
+final class DeliveryLog: @unchecked Sendable {
+    // @unchecked Sendable: every field is only touched under `lock`.
+    private let lock = NSLock()
+    private var entries: [(request: Int, frame: Int, pixels: [UInt8])] = []
+    private var ends: [(request: Int, error: (any Error)?)] = []
+    private var waiter: (count: Int, continuation: CheckedContinuation<Void, Never>)?
+
+    func frame(_ request: Int, _ frame: WebPCanvasFrame) {
+        lock.withLock { entries.append((request, frame.index, frame.premultipliedRGBA)) }
+    }
+
+    func end(_ request: Int, _ error: (any Error)?) {
+        let ready = lock.withLock { () -> CheckedContinuation<Void, Never>? in
+            ends.append((request, error))
+            guard let waiter, ends.count >= waiter.count else { return nil }
+            self.waiter = nil
+            return waiter.continuation
+        }
+        ready?.resume()
+    }
+
+    /// Returns once `count` requests have ended.
+    func waitForEnds(_ count: Int) async {
+        await withCheckedContinuation { continuation in
+            let now = lock.withLock { () -> Bool in
+                if ends.count >= count { return true }
+                waiter = (count, continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    var delivered: [(request: Int, frame: Int, pixels: [UInt8])] { lock.withLock { entries } }
+    var ended: [(request: Int, error: (any Error)?)] { lock.withLock { ends } }
+}
+
+@Suite("WebPDecodeQueues: first frames first, bounded, cancellable, within budget")
+struct DecodeQueuesTests {
+    static let coverFiles = (0..<3).map { "webp/covers/cover-\($0).webp" } + (0..<4).map { "webp/bench/cover-lossy-\($0).webp" }
+        + ["webp/bench/cover-lossless.webp", "webp/muxed-alpha.webp", "webp/lossless-opaque.webp"]
+
+    /// 24 animations cycling through the corpus, each a separate object as a grid would make.
+    func twentyFourCovers() throws -> [WebPAnimation] {
+        let files = try Self.coverFiles.map { try Fixtures.data($0) }
+        return try (0..<24).map { try WebPAnimation(data: files[$0 % files.count]) }
+    }
+
+    @Test func everyFirstFrameOfTwentyFourIsDeliveredBeforeAnyLaterFrame() async throws {
+        let animations = try twentyFourCovers()
+        let queues = WebPDecodeQueues(maxConcurrentDecodes: 2)
+        let log = DeliveryLog()
+        for (number, animation) in animations.enumerated() {
+            _ = queues.decode(animation, onFrame: { log.frame(number, $0) }, onEnd: { log.end(number, $0) })
+        }
+        await log.waitForEnds(24)
+        let delivered = log.delivered
+        #expect(delivered.count == animations.reduce(0) { $0 + $1.frames.count })
+        let firstLater = try #require(delivered.firstIndex { $0.frame > 0 })
+        #expect(delivered.prefix(firstLater).count == 24, "frames before the first later frame: \(delivered.prefix(firstLater).map(\.request))")
+        for (number, animation) in animations.enumerated() {
+            let frames = delivered.filter { $0.request == number }
+            #expect(frames.map(\.frame) == Array(animation.frames.indices), "request \(number) in order")
+        }
+        #expect(log.ended.allSatisfy { $0.error == nil })
+        #expect(queues.peaks.concurrentDecodes <= 2)
+        #expect(queues.peaks.concurrentDecodes >= 1)
+    }
+
+    @Test func aBatchOfStreamsDeliversFirstFramesFirstAndTheRightPixels() async throws {
+        let animations = try twentyFourCovers()
+        let queues = WebPDecodeQueues(maxConcurrentDecodes: 3)
+        let requests = queues.decode(animations)
+        let order = DeliveryLog()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (number, request) in requests.enumerated() {
+                group.addTask {
+                    for try await frame in request.frames { order.frame(number, frame) }
+                    order.end(number, nil)
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(queues.peaks.concurrentDecodes <= 3)
+        for (number, animation) in animations.enumerated() {
+            let frames = order.delivered.filter { $0.request == number }
+            #expect(frames.map(\.frame) == Array(animation.frames.indices))
+            let direct = try WebPAnimation(data: Fixtures.data(Self.coverFiles[number % Self.coverFiles.count]))
+            for frame in frames where frame.frame % 4 == 0 {
+                #expect(frame.pixels == (try direct.frame(at: frame.frame).premultipliedRGBA), "request \(number) frame \(frame.frame)")
+            }
+        }
+    }
+
+    @Test func concurrencyNeverExceedsTheBound() async throws {
+        for bound in [1, 2, 4] {
+            let queues = WebPDecodeQueues(maxConcurrentDecodes: bound)
+            let log = DeliveryLog()
+            for (number, animation) in try twentyFourCovers().enumerated() {
+                _ = queues.decode(animation, onFrame: { log.frame(number, $0) }, onEnd: { log.end(number, $0) })
+            }
+            await log.waitForEnds(24)
+            #expect(queues.peaks.concurrentDecodes <= bound, "bound \(bound)")
+        }
+    }
+
+    @Test func cancellingInsideACallbackStopsFurtherFrames() async throws {
+        let queues = WebPDecodeQueues(maxConcurrentDecodes: 2)
+        let animation = try WebPAnimation(data: Fixtures.data("webp/long-200.webp"))
+        let log = DeliveryLog()
+        let request = Box<WebPDecodeRequest>()
+        request.value = queues.decode(animation, onFrame: { frame in
+            log.frame(0, frame)
+            if frame.index == 5 { request.value?.cancel() }
+        }, onEnd: { log.end(0, $0) })
+        await log.waitForEnds(1)
+        await drained(queues)
+        #expect(log.delivered.map(\.frame) == Array(0...5))
+        #expect(log.ended.count == 1 && log.ended[0].error == nil)
+        #expect(request.value?.hasEnded == true)
+    }
+
+    @Test func cancellingAStreamEndsItAndDropsQueuedWork() async throws {
+        let queues = WebPDecodeQueues(maxConcurrentDecodes: 1)
+        let animations = try twentyFourCovers()
+        let requests = queues.decode(animations)
+        for request in requests.dropFirst() { request.cancel() }
+        var iterator = requests[0].frames.makeAsyncIterator()
+        #expect(try await iterator.next()?.index == 0)
+        requests[0].cancel()
+        #expect(try await iterator.next() == nil)
+        await drained(queues)
+        for request in requests.dropFirst() {
+            var other = request.frames.makeAsyncIterator()
+            #expect(try await other.next() == nil, "a cancelled stream yields nothing")
+        }
+        #expect(requests.allSatisfy { $0.hasEnded })
+    }
+
+    @Test func aStreamHoldsNoMoreThanTheBudget() async throws {
+        let data = try Fixtures.data("webp/long-200.webp")
+        let animation = try WebPAnimation(data: data)
+        let budget = 3 * animation.canvasByteCount
+        let queues = WebPDecodeQueues(maxConcurrentDecodes: 2, memoryBudget: budget)
+        let request = queues.decode(animation)
+        let reference = try WebPAnimation(data: data)
+        var seen = 0
+        for try await frame in request.frames {
+            // The straight-alpha conversion makes this reader slower than the decoder, which
+            // would run far ahead without the budget.
+            #expect(frame.straightRGBA() == (try reference.frame(at: frame.index).straightRGBA()), "frame \(frame.index)")
+            #expect(frame.index == seen)
+            seen += 1
+            if seen == 30 { request.cancel() }
+        }
+        #expect(seen == 30)
+        #expect(queues.peaks.heldBytes <= budget)
+        #expect(queues.peaks.heldBytes >= 2 * animation.canvasByteCount, "it does decode ahead")
+    }
+
+    @Test func aBrokenFrameEndsTheStreamWithItsErrorAfterTheGoodOnes() async throws {
+        var bytes = [UInt8](try Fixtures.data("webp/bench/cover-lossless.webp"))
+        // Overwrite the entropy-coded data of frame 3's VP8L bitstream: the container and the
+        // frame header still parse (libwebp's demuxer reads no further), the frame cannot decode.
+        let chunks = (0..<(bytes.count - 4)).filter { bytes[$0..<$0 + 4].elementsEqual("VP8L".utf8) }
+        try #require(chunks.count == 9)
+        for offset in chunks[3] + 14..<chunks[3] + 78 { bytes[offset] = 0xFF }
+        let animation = try WebPAnimation(data: Data(bytes))
+        let queues = WebPDecodeQueues()
+        var indices: [Int] = []
+        await #expect(throws: WebPError.frameDecodingFailed(index: 3)) {
+            for try await frame in queues.decode(animation).frames { indices.append(frame.index) }
+        }
+        #expect(indices == [0, 1, 2])
+    }
+
+    @Test func aTaskCancelledWhileWaitingCancelsItsRequest() async throws {
+        let queues = WebPDecodeQueues(maxConcurrentDecodes: 1, memoryBudget: 0)
+        let request = queues.decode(try WebPAnimation(data: Fixtures.data("webp/long-200.webp")))
+        let reader = Task {
+            var count = 0
+            for try await _ in request.frames { count += 1 }
+            return count
+        }
+        reader.cancel()
+        let count = try await reader.value
+        #expect(count < 200)
+        #expect(request.hasEnded)
+    }
+}
+
+/// Returns once both queues have no operation left, waiting on a thread outside the task pool.
+func drained(_ queues: WebPDecodeQueues) async {
+    await withCheckedContinuation { continuation in
+        DispatchQueue.global().async {
+            queues.firstFrameQueue.waitUntilAllOperationsAreFinished()
+            queues.laterFrameQueue.waitUntilAllOperationsAreFinished()
+            continuation.resume()
+        }
+    }
+}
+
+/// A mutable reference a callback can read after it is set.
+final class Box<Value: Sendable>: @unchecked Sendable {
+    // @unchecked Sendable: `stored` is only touched under `lock`.
+    private let lock = NSLock()
+    private var stored: Value?
+    var value: Value? {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+}
+
+@Suite("The first frame of a file still downloading")
+struct ProgressiveFirstFrameTests {
+    @Test(arguments: ["webp/bench/cover-lossy-0.webp", "webp/bench/cover-lossless.webp", "webp/muxed-alpha.webp", "webp/still-lossy.webp"])
+    func appearsOnceItsBytesAreThereAndEqualsTheWholeFilesFirstFrame(file: String) throws {
+        let data = try Fixtures.data(file)
+        let whole = try WebPAnimation(data: data).frame(at: 0)
+        var firstLength: Int?
+        var length = 0
+        while length <= data.count {
+            if let frame = try WebPAnimation.firstFrame(ofPartialData: data.prefix(length)) {
+                #expect(frame == whole, "prefix \(length)")
+                if firstLength == nil { firstLength = length }
+            } else {
+                #expect(firstLength == nil, "prefix \(length) lost a frame an earlier prefix had")
+            }
+            // Every length through the headers, then finer than any chunk; sparser once found.
+            length += firstLength != nil ? 4099 : length < 4096 ? 1 : 61
+        }
+        let needed = try #require(firstLength)
+        if file.contains("bench/cover") {
+            // Nine frames, the first of them whole: well under half of the file.
+            #expect(needed < data.count / 2, "\(needed) of \(data.count) bytes")
+            print("first frame of \(file) after \(needed) of \(data.count) bytes")
+        }
+    }
+
+    @Test func garbageAndHugeCanvasesAreRefusedEarly() throws {
+        #expect(try WebPAnimation.firstFrame(ofPartialData: Data()) == nil)
+        #expect(throws: WebPError.invalidContainer) { try WebPAnimation.firstFrame(ofPartialData: Data("RIFX\0\0\0\0WEBPVP8X".utf8)) }
+        #expect(throws: WebPError.invalidContainer) { try WebPAnimation.firstFrame(ofPartialData: Data("RIFF\0\0\0\0WEBQ".utf8)) }
+        #expect(try WebPAnimation.firstFrame(ofPartialData: Data("RIFF\0\0".utf8)) == nil, "a prefix of a header is not yet wrong")
+        var bytes = [UInt8](try Fixtures.data("webp/muxed-alpha.webp").prefix(40))
+        for (offset, value) in [(24, 16383), (27, 16383)] {
+            for byte in 0..<3 { bytes[offset + byte] = UInt8(truncatingIfNeeded: value >> (8 * byte)) }
+        }
+        #expect(throws: WebPError.canvasTooLarge(width: 16384, height: 16384, limit: WebPAnimation.defaultMaxCanvasPixels)) {
+            try WebPAnimation.firstFrame(ofPartialData: Data(bytes))
+        }
+    }
+}
