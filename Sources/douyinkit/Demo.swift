@@ -7,26 +7,51 @@ enum Demo {
         let fixtures = try FixturesFolder.locate()
         try showFeed(fixtures)
         try await showCache(fixtures)
-        try showCovers(fixtures)
+        try await showCovers(fixtures)
         try await showVideo(fixtures)
         try showGifts(fixtures)
     }
 
-    /// Decodes each animated cover: the first frame, then the rest, with times.
-    static func showCovers(_ fixtures: URL) throws {
-        let folder = fixtures.appendingPathComponent("webp/covers")
-        print("\n== Animated WebP covers (Fixtures/webp/covers)")
-        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() {
-            let start = ContinuousClock.now
-            let animation = try WebPAnimation(data: Data(contentsOf: folder.appendingPathComponent(name)))
-            _ = try animation.frame(at: 0)
-            let first = ContinuousClock.now - start
-            for index in animation.frames.indices.dropFirst() { _ = try animation.frame(at: index) }
-            let total = ContinuousClock.now - start
-            print("  \(name): \(animation.frames.count) frames \(animation.canvasWidth)×\(animation.canvasHeight), "
-                + "first frame \(first.formatted(.units(allowed: [.milliseconds], fractionalPart: .show(length: 2)))), "
-                + "all \(total.formatted(.units(allowed: [.milliseconds], fractionalPart: .show(length: 2))))")
+    /// Decodes every cover through the decode queues at once, as a profile grid would: per
+    /// cover, when its first frame arrived and when its last did; then a first frame from a
+    /// cover's first bytes, as while its download is still running.
+    static func showCovers(_ fixtures: URL) async throws {
+        let folders = ["webp/covers", "webp/bench"].map { fixtures.appendingPathComponent($0) }
+        let files = try folders.flatMap { folder in
+            try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted().map { folder.appendingPathComponent($0) }
         }
+        let animations = try files.map { try WebPAnimation(data: Data(contentsOf: $0)) }
+        let queues = WebPDecodeQueues()
+        print("\n== Animated WebP covers: \(files.count) covers through WebPDecodeQueues at once "
+            + "(\(queues.maxConcurrentDecodes) decodes at a time)")
+        let clock = ContinuousClock()
+        let start = clock.now
+        let requests = queues.decode(animations)
+        let times = try await withThrowingTaskGroup(of: (Int, Duration, Duration).self) { group in
+            for (number, request) in requests.enumerated() {
+                group.addTask {
+                    var first: Duration?
+                    for try await _ in request.frames where first == nil { first = clock.now - start }
+                    return (number, first ?? .zero, clock.now - start)
+                }
+            }
+            return try await group.reduce(into: [:]) { $0[$1.0] = ($1.1, $1.2) }
+        }
+        for (number, file) in files.enumerated() {
+            let animation = animations[number]
+            let (first, total) = times[number] ?? (.zero, .zero)
+            print("  \(file.deletingLastPathComponent().lastPathComponent)/\(file.lastPathComponent): \(animation.frames.count) frames "
+                + "\(animation.canvasWidth)×\(animation.canvasHeight), first frame at \(decimalMilliseconds(first)) ms, all at \(decimalMilliseconds(total)) ms")
+        }
+        let cover = try Data(contentsOf: files.last { $0.lastPathComponent.hasPrefix("cover-lossy") } ?? files[0])
+        var length = 0
+        while try WebPAnimation.firstFrame(ofPartialData: cover.prefix(length)) == nil, length < cover.count { length += 1024 }
+        print("  a download in progress shows its first frame after \(length) of \(cover.count) bytes "
+            + "(\(length * 100 / cover.count) %)")
+    }
+
+    static func decimalMilliseconds(_ duration: Duration) -> String {
+        String(format: "%.2f", Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1000)
     }
 
     /// Fetches every Fixtures cover through a fresh cache from a `file://` origin, twice.
