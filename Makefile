@@ -3,7 +3,7 @@ SWIFT ?= swift
 # Warnings are errors in every build the tests run on, so a warning can never land.
 STRICT = -Xswiftc -warnings-as-errors
 
-.PHONY: demo test bench deps test-deps
+.PHONY: demo test bench fuzz deps test-deps
 
 deps:
 	@./scripts/install-deps.sh
@@ -22,3 +22,16 @@ test: test-deps
 
 bench: test-deps
 	$(SWIFT) run -c release douyinkit-bench
+
+# libFuzzer over DouyinWebP (Linux toolchains; Xcode's swiftc has no -sanitize=fuzzer).
+# The module's sources are compiled with Fuzz/WebPFuzz.swift into one binary, seeded with
+# Fixtures/webp, and run for FUZZ_SECONDS.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	mkdir -p .build/fuzz/corpus
+	swiftc -sanitize=fuzzer,address -parse-as-library -swift-version 6 -O \
+		-I Sources/CWebP $$(pkg-config --cflags-only-I libwebpdemux | sed 's/-I/-Xcc -I/g') \
+		$$(pkg-config --libs libwebpdemux) \
+		Sources/DouyinWebP/*.swift Fuzz/WebPFuzz.swift -o .build/fuzz/webp
+	cp Fixtures/webp/covers/*.webp Fixtures/webp/muxed-alpha.webp Fixtures/webp/lossless-opaque.webp Fixtures/webp/still-*.webp .build/fuzz/corpus/
+	.build/fuzz/webp -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 .build/fuzz/corpus

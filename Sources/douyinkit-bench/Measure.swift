@@ -8,7 +8,7 @@ func bestTime(runs: Int = 7, _ body: () throws -> Void) rethrows -> Double {
         let start = ContinuousClock.now
         try body()
         let elapsed = ContinuousClock.now - start
-        best = min(best, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+        best = min(best, seconds(elapsed))
     }
     return best
 }
