@@ -202,7 +202,13 @@ struct DecodeSchedule {
 
     /// Ends a request; returns its running operation, to cancel, and the hand-offs that end it.
     mutating func cancel(_ id: Int) -> (Operation?, Delivery) {
-        guard var state = requests[id], state.end == nil else { return (nil, .none) }
+        // A finished stream whose frames are still buffered is cancelled too: its reader stops.
+        guard var state = requests[id] else { return (nil, .none) }
+        switch state.end {
+        case nil: break
+        case .finished where !state.buffered.isEmpty: break
+        default: return (nil, .none)
+        }
         state.end = .cancelled
         firstFrames.removeAll { $0 == id }
         laterFrames.removeAll { $0 == id }

@@ -143,6 +143,21 @@ struct DecodeQueuesTests {
         #expect(requests.allSatisfy { $0.hasEnded })
     }
 
+    @Test func cancellingAStreamWhoseFramesAreAllDecodedDropsThem() async throws {
+        let queues = WebPDecodeQueues(maxConcurrentDecodes: 1)
+        let log = DeliveryLog()
+        let animation = try WebPAnimation(data: Fixtures.data("webp/covers/cover-0.webp"))
+        let request = queues.decode(animation)
+        // A callback request queued behind the stream ends only after the stream's frames are decoded.
+        _ = queues.decode(animation, onFrame: { log.frame(1, $0) }, onEnd: { log.end(1, $0) })
+        await log.waitForEnds(1)
+        #expect(request.hasEnded)
+        request.cancel()
+        var iterator = request.frames.makeAsyncIterator()
+        #expect(try await iterator.next() == nil)
+        #expect(queues.peaks.heldBytes > 0)
+    }
+
     @Test func aStreamHoldsNoMoreThanTheBudget() async throws {
         let data = try Fixtures.data("webp/long-200.webp")
         let animation = try WebPAnimation(data: data)
