@@ -20,6 +20,8 @@ public final class GiftDisplayOperation: Operation, @unchecked Sendable {
     private struct Flags {
         var executing = false
         var finished = false
+        /// The unit hid before the queue started the operation; `start()` finishes it.
+        var hidBeforeStart = false
     }
 
     private let flags = Protected(Flags())
@@ -38,22 +40,33 @@ public final class GiftDisplayOperation: Operation, @unchecked Sendable {
     /// Whether the unit has hidden.
     public override var isFinished: Bool { flags.withLock { $0.finished } }
 
-    /// Marks the operation executing, unless the unit already hid.
+    /// Marks the operation executing, or finishes it at once if the unit already hid.
     public override func start() {
-        guard !flags.withLock({ $0.finished }) else { return }
         willChangeValue(forKey: "isExecuting")
-        flags.withLock { $0.executing = true }
+        // Decided under the lock with `finish()`'s check, so a hide racing the start is never lost.
+        let hid = flags.withLock { flags -> Bool in
+            if flags.hidBeforeStart || flags.finished { return true }
+            flags.executing = true
+            return false
+        }
         didChangeValue(forKey: "isExecuting")
+        if hid { markFinished(wasExecuting: false) }
     }
 
-    /// Marks the operation finished: the unit left the screen.
+    /// Marks the operation finished: the unit left the screen. Before the queue has started
+    /// it, only notes that, since an operation may not finish before it starts.
     func finish() {
-        let wasExecuting = flags.withLock { flags in
-            defer { flags = Flags(executing: false, finished: true) }
+        let started = flags.withLock { flags -> Bool in
+            if !flags.executing && !flags.finished { flags.hidBeforeStart = true }
             return flags.executing
         }
+        if started { markFinished(wasExecuting: true) }
+    }
+
+    private func markFinished(wasExecuting: Bool) {
         willChangeValue(forKey: "isFinished")
         if wasExecuting { willChangeValue(forKey: "isExecuting") }
+        flags.withLock { $0 = Flags(executing: false, finished: true, hidBeforeStart: $0.hidBeforeStart) }
         if wasExecuting { didChangeValue(forKey: "isExecuting") }
         didChangeValue(forKey: "isFinished")
     }

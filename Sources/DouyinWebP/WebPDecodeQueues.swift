@@ -14,8 +14,8 @@ import Foundation
 /// Scheduling rules:
 /// - At most ``maxConcurrentDecodes`` frames decode at any moment, across both queues,
 ///   however many animations are requested.
-/// - A later frame starts only when no first frame is waiting or decoding, so a grid shows
-///   every cover before any cover animates.
+/// - A later frame starts only when no first frame is waiting or decoding, so covers
+///   requested in one call all show before any of them animates.
 /// - Frames of one request are decoded in order, one at a time (each from the canvas before
 ///   it), and delivered in order.
 /// - Frames waiting in streams count against ``memoryBudget``: a stream decodes ahead only
@@ -57,7 +57,7 @@ public final class WebPDecodeQueues: Sendable {
 
     /// Starts decoding every frame of each animation, all first frames before any later one.
     public func decode(_ animations: [WebPAnimation]) -> [WebPDecodeRequest] {
-        enqueue(animations, onFrame: nil)
+        enqueue(animations) { _ in nil }
     }
 
     /// Starts decoding every frame of `animation`, handing each to `onFrame` (on a decode thread,
@@ -65,7 +65,17 @@ public final class WebPDecodeQueues: Sendable {
     public func decode(_ animation: WebPAnimation,
                        onFrame: @escaping @Sendable (WebPCanvasFrame) -> Void,
                        onEnd: @escaping @Sendable ((any Error)?) -> Void = { _ in }) -> WebPDecodeRequest {
-        enqueue([animation], onFrame: FrameCallbacks(frame: onFrame, end: onEnd))[0]
+        enqueue([animation]) { _ in FrameCallbacks(frame: onFrame, end: onEnd) }[0]
+    }
+
+    /// Starts decoding every frame of each animation, all first frames before any later one,
+    /// handing frames to `onFrame` and ends to `onEnd` with the animation's position in `animations`.
+    public func decode(_ animations: [WebPAnimation],
+                       onFrame: @escaping @Sendable (Int, WebPCanvasFrame) -> Void,
+                       onEnd: @escaping @Sendable (Int, (any Error)?) -> Void = { _, _ in }) -> [WebPDecodeRequest] {
+        enqueue(animations) { number in
+            FrameCallbacks(frame: { onFrame(number, $0) }, end: { onEnd(number, $0) })
+        }
     }
 
     /// The most decodes seen running at the same moment, and the most bytes streams held.
@@ -75,11 +85,13 @@ public final class WebPDecodeQueues: Sendable {
 
     // MARK: Scheduling
 
-    private func enqueue(_ animations: [WebPAnimation], onFrame: FrameCallbacks?) -> [WebPDecodeRequest] {
+    /// Registers every animation under one lock, so all their first frames wait before any starts.
+    private func enqueue(_ animations: [WebPAnimation], callbacks: (Int) -> FrameCallbacks?) -> [WebPDecodeRequest] {
         let requests = scheduler.withLock { schedule in
-            animations.map { animation in
-                let id = schedule.add(animation, callbacks: onFrame)
-                return WebPDecodeRequest(id: id, animation: animation, queues: self, streams: onFrame == nil)
+            animations.enumerated().map { number, animation in
+                let handlers = callbacks(number)
+                let id = schedule.add(animation, callbacks: handlers)
+                return WebPDecodeRequest(id: id, animation: animation, queues: self, streams: handlers == nil)
             }
         }
         startWhatCanRun()

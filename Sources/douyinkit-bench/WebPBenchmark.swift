@@ -62,9 +62,7 @@ enum WebPBenchmark {
                 let queues = WebPDecodeQueues(maxConcurrentDecodes: concurrency)
                 let start = ContinuousClock.now
                 let ended = EndCounter(expected: animations.count)
-                for animation in animations {
-                    _ = queues.decode(animation, onFrame: { blackHole($0) }, onEnd: { _ in ended.one() })
-                }
+                _ = queues.decode(animations, onFrame: { blackHole($1) }, onEnd: { _, _ in ended.one() })
                 await ended.all()
                 best = min(best, seconds(ContinuousClock.now - start))
             }

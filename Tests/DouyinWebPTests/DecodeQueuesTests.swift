@@ -56,9 +56,7 @@ struct DecodeQueuesTests {
         let animations = try twentyFourCovers()
         let queues = WebPDecodeQueues(maxConcurrentDecodes: 2)
         let log = DeliveryLog()
-        for (number, animation) in animations.enumerated() {
-            _ = queues.decode(animation, onFrame: { log.frame(number, $0) }, onEnd: { log.end(number, $0) })
-        }
+        _ = queues.decode(animations, onFrame: { log.frame($0, $1) }, onEnd: { log.end($0, $1) })
         await log.waitForEnds(24)
         let delivered = log.delivered
         #expect(delivered.count == animations.reduce(0) { $0 + $1.frames.count })

@@ -1,0 +1,28 @@
+@testable import DouyinGift
+import Foundation
+import Testing
+
+@Suite("GiftDisplayOperation lifecycle")
+struct GiftDisplayOperationTests {
+    /// Waits, off the task pool, until the queue has no operation left.
+    func drained(_ queue: OperationQueue) async {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                queue.waitUntilAllOperationsAreFinished()
+                continuation.resume()
+            }
+        }
+    }
+
+    @Test func aUnitHiddenBeforeItsQueueStartsItFinishesWhenStarted() async {
+        let queue = OperationQueue()
+        queue.isSuspended = true
+        let operation = GiftDisplayOperation(key: GiftKey(user: "u", gift: "g"), unit: 1, track: 0)
+        queue.addOperation(operation)
+        operation.finish()
+        #expect(!operation.isFinished, "not finished before the queue started it")
+        queue.isSuspended = false
+        await drained(queue)
+        #expect(operation.isFinished && !operation.isExecuting)
+    }
+}
