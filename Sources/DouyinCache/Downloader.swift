@@ -47,7 +47,13 @@ public final class Downloader: Sendable {
     }
 
     deinit {
-        session.invalidateAndCancel()
+        // Tasks are cancelled from the session's own queue: invalidateAndCancel() walks
+        // FoundationNetworking's task registry from the calling thread.
+        let session = session
+        session.getAllTasks { tasks in
+            tasks.forEach { $0.cancel() }
+            session.finishTasksAndInvalidate()
+        }
     }
 
     /// Queues a download; `completion` runs once, on a background thread, with the bytes or

@@ -12,7 +12,11 @@ public final class URLSessionOrigin: VideoOrigin {
     private let delegate = SessionDelegate()
 
     /// An origin with its own session; `configuration` sets timeouts and connections per host.
+    /// Its URL cache is switched off: the video cache keeps the bytes, and on Linux a task
+    /// cancelled while FoundationNetworking reads its URL cache traps the process.
     public init(configuration: URLSessionConfiguration = .default) {
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         queue.name = "DouyinVideoCache.URLSessionOrigin"
@@ -20,8 +24,14 @@ public final class URLSessionOrigin: VideoOrigin {
     }
 
     deinit {
-        // The session holds its delegate until invalidated.
-        session.invalidateAndCancel()
+        // The session holds its delegate until invalidated. Tasks are cancelled from the
+        // session's own queue, not by invalidateAndCancel(), which walks FoundationNetworking's
+        // task registry from the calling thread.
+        let session = session
+        session.getAllTasks { tasks in
+            tasks.forEach { $0.cancel() }
+            session.finishTasksAndInvalidate()
+        }
     }
 
     /// Sends `Range: bytes=a-b` (and `If-Range` when given) and returns at the response head.

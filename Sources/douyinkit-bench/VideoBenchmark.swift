@@ -129,8 +129,10 @@ final class FirstByte: NSObject, URLSessionDataDelegate, @unchecked Sendable {
 
     static func wait(for url: URL) async throws {
         let delegate = FirstByte()
-        let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
-        defer { session.invalidateAndCancel() }
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil  // a task cancelled while its URL cache is read traps on Linux
+        let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        defer { session.finishTasksAndInvalidate() }
         var request = URLRequest(url: url)
         request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         try await withCheckedThrowingContinuation { continuation in

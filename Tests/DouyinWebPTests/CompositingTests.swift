@@ -75,6 +75,29 @@ struct CompositingTests {
         }
     }
 
+    @Test func oneAnimationDecodedFromManyThreadsGivesTheRightFrames() async throws {
+        let data = try Fixtures.data("webp/muxed-alpha.webp")
+        let expected = try #require(ReferenceDecoder.frames(of: data))
+        let shared = try WebPAnimation(data: data)
+        // Sequential steps and random jumps interleave on one object: its reused canvas and
+        // scratch buffer must never be shared between two threads.
+        let wrong = await withTaskGroup(of: Int.self) { group in
+            for worker in 0..<4 {
+                group.addTask {
+                    var generator = SystemRandomNumberGenerator()
+                    var mismatches = 0
+                    for step in 0..<300 {
+                        let index = worker % 2 == 0 ? step % expected.count : Int.random(in: 0..<expected.count, using: &generator)
+                        if (try? shared.frame(at: index).premultipliedRGBA) != expected[index] { mismatches += 1 }
+                    }
+                    return mismatches
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(wrong == 0)
+    }
+
     @Test func tinyDurationsPlayAsOneHundredMilliseconds() throws {
         let frame = WebPFrameInfo(index: 0, x: 0, y: 0, width: 1, height: 1, fileDuration: 10, blendsWithPrevious: false,
                                   disposesToBackground: false, hasAlpha: false, isKeyframe: true)
