@@ -163,16 +163,16 @@ public final class TwoTierCache: Sendable {
     }
 
     private func join(key: String, url: URL, priority: DownloadPriority, waiter: Int, continuation: CheckedContinuation<Data, any Error>) {
-        let start = state.withLock { state -> Bool in
-            if state.cancelledEarly.remove(waiter) != nil {
-                continuation.resume(throwing: CancellationError())
-                return false
-            }
+        // Resumed after the lock is released: resuming a task while holding the lock deadlocks
+        // against its cancellation handler (`leave`), which takes the lock.
+        let (start, cancelledEarly) = state.withLock { state -> (Bool, Bool) in
+            if state.cancelledEarly.remove(waiter) != nil { return (false, true) }
             let isNew = state.flights[key] == nil
             state.flights[key, default: Flight(id: waiter)].waiters[waiter] = continuation
             if isNew { state.statistics.downloads += 1 }
-            return isNew
+            return (isNew, false)
         }
+        if cancelledEarly { continuation.resume(throwing: CancellationError()) }
         guard start else { return }
         let operation = downloader.download(url, priority: priority) { [self] result in
             finish(key: key, flight: waiter, result: result)

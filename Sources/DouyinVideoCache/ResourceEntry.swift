@@ -58,6 +58,9 @@ final class ResourceEntry: @unchecked Sendable {
         var lastAccess: Double
         var unpersisted: Int64 = 0
         var persistPending = false
+        /// Readers to wake once the lock is released: resuming a task while holding the lock
+        /// deadlocks against that task's cancellation handler, which takes the lock.
+        var wakeups: [CheckedContinuation<Void, Never>] = []
     }
 
     let key: String
@@ -90,18 +93,30 @@ final class ResourceEntry: @unchecked Sendable {
         if file == nil { state.uncached = .disk("cannot open \(dataFileName)") }
     }
 
+    /// Runs `body` under the lock, then wakes the readers it made ready, after unlocking.
+    private func locked<Result>(_ body: () throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer {
+            let woken = state.wakeups
+            state.wakeups.removeAll()
+            lock.unlock()
+            for continuation in woken { continuation.resume() }
+        }
+        return try body()
+    }
+
     /// The byte ranges held now.
-    var ranges: ByteRangeSet { lock.withLock { state.ranges } }
+    var ranges: ByteRangeSet { locked { state.ranges } }
 
     /// What the origin said, if it has answered yet.
-    var info: VideoContentInfo? { lock.withLock { state.info } }
+    var info: VideoContentInfo? { locked { state.info } }
 
     // MARK: Reading
 
     /// Starts a read: the returned token names it for ``deliver(_:token:from:maxChunk:to:)``
     /// and ``cancelRead(_:)``.
     func beginRead() -> Int {
-        lock.withLock {
+        locked {
             state.nextID += 1
             state.reads[state.nextID] = []
             return state.nextID
@@ -121,7 +136,7 @@ final class ResourceEntry: @unchecked Sendable {
         do {
             while true {
                 if Task.isCancelled { throw VideoCacheError.cancelled }
-                switch lock.withLock({ plan(position, in: requested, from: source, token: token, maxChunk: maxChunk) }) {
+                switch locked({ plan(position, in: requested, from: source, token: token, maxChunk: maxChunk) }) {
                 case .done:
                     release(token, cancelled: false)
                     return
@@ -196,7 +211,7 @@ final class ResourceEntry: @unchecked Sendable {
     /// Ends a read and lets go of the downloads it relied on; a cancelled read's downloads that
     /// nobody else needs are cancelled too. Ending a read twice does nothing.
     private func release(_ token: Int, cancelled: Bool) {
-        lock.withLock {
+        locked {
             guard let relied = state.reads.removeValue(forKey: token) else { return }
             for id in relied {
                 let remaining = (state.demand[id] ?? 1) - 1
@@ -220,7 +235,7 @@ final class ResourceEntry: @unchecked Sendable {
             let data = try file.read(at: range.lowerBound, count: range.count)
             if data.count == range.count { return data }
             // The file lost bytes the index holds (truncated behind our back): forget them.
-            lock.withLock { state.ranges.removeAll(from: range.lowerBound + Int64(data.count)) }
+            locked { state.ranges.removeAll(from: range.lowerBound + Int64(data.count)) }
             return data
         } catch {
             throw VideoCacheError.disk(error.reason)
@@ -228,22 +243,22 @@ final class ResourceEntry: @unchecked Sendable {
     }
 
     private func waitForChange(after version: Int, bytes wanted: Range<Int64>) async {
-        let token = lock.withLock { () -> Int in
+        let token = locked { () -> Int in
             state.nextID += 1
             return state.nextID
         }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                lock.withLock {
+                locked {
                     if state.version != version || isHeld(wanted) || Task.isCancelled {
-                        continuation.resume()
+                        state.wakeups.append(continuation)
                     } else {
                         state.waiters[token] = Waiter(continuation: continuation, wanted: wanted)
                     }
                 }
             }
         } onCancel: {
-            lock.withLock { state.waiters.removeValue(forKey: token) }?.continuation.resume()
+            locked { state.waiters.removeValue(forKey: token) }?.continuation.resume()
         }
     }
 
@@ -253,19 +268,20 @@ final class ResourceEntry: @unchecked Sendable {
     }
 
     /// Records a change every reader must look at (a download ended, bytes were dropped,
-    /// caching stopped) and wakes them all. Called under `lock`.
+    /// caching stopped) and wakes them all once the lock is released. Called under `lock`.
     private func signal() {
         state.version += 1
         let waiters = state.waiters.values
         state.waiters.removeAll(keepingCapacity: true)
-        for waiter in waiters { waiter.continuation.resume() }
+        state.wakeups.append(contentsOf: waiters.lazy.map(\.continuation))
     }
 
-    /// Wakes the readers whose wanted bytes are now all held. Called under `lock`.
+    /// Wakes the readers whose wanted bytes are now all held, once the lock is released.
+    /// Called under `lock`.
     private func signalProgress() {
         for (token, waiter) in state.waiters where isHeld(waiter.wanted) {
             state.waiters[token] = nil
-            waiter.continuation.resume()
+            state.wakeups.append(waiter.continuation)
         }
     }
 
@@ -295,7 +311,7 @@ final class ResourceEntry: @unchecked Sendable {
     }
 
     private func run(_ id: Int, from source: URL) async {
-        guard let request = lock.withLock({ () -> OriginRequest? in
+        guard let request = locked({ () -> OriginRequest? in
             guard let download = state.downloads[id] else { return nil }
             return OriginRequest(url: source, range: download.start..<download.end, ifRange: state.info?.ifRangeValidator)
         }) else { return }
@@ -334,13 +350,17 @@ final class ResourceEntry: @unchecked Sendable {
                 adopt(VideoContentInfo(length: offset), for: id)
                 expectedEnd = offset
             }
-            try lock.withLock {
+            try locked {
                 guard let download = state.downloads[id], let expectedEnd else { return }
                 let target = min(download.end, expectedEnd)
                 if download.position < target {
                     throw VideoCacheError.truncatedBody(expected: target - download.start, received: download.position - download.start)
                 }
             }
+            finish(id, failure: nil)
+        } catch is URLSessionOrigin.ConsumerFellBehind {
+            // Not a failure: the download ends where it got to, and the readers still waiting
+            // plan again from there, starting a new request.
             finish(id, failure: nil)
         } catch {
             finish(id, failure: Self.describe(error))
@@ -352,7 +372,7 @@ final class ResourceEntry: @unchecked Sendable {
     /// one whose bytes are stored, the stored bytes are dropped first.
     private func adopt(_ info: VideoContentInfo, for id: Int) {
         persistLock.withLock {
-            let discarded = lock.withLock { () -> Int64? in
+            let discarded = locked { () -> Int64? in
                 guard let download = state.downloads[id], download.generation == state.generation else { return nil }
                 guard let old = state.info, old.differs(from: info) else {
                     var merged = info
@@ -387,7 +407,7 @@ final class ResourceEntry: @unchecked Sendable {
     /// whether enough is unpersisted to write the index.
     private func accept(_ chunk: Data, at offset: Int64, for id: Int) throws -> (Bool, Bool) {
         ledger.countOriginBytes(Int64(chunk.count))
-        return try lock.withLock {
+        return try locked {
             // Callbacks can arrive after a cancel: a download no longer listed writes nothing.
             guard let download = state.downloads[id], download.generation == state.generation else { return (false, false) }
             let chunkRange = offset..<(offset + Int64(chunk.count))
@@ -420,7 +440,7 @@ final class ResourceEntry: @unchecked Sendable {
     }
 
     private func finish(_ id: Int, failure: VideoCacheError?) {
-        lock.withLock {
+        locked {
             guard state.downloads.removeValue(forKey: id) != nil else { return }
             if let failure, state.demand[id] != nil { state.failures[id] = failure }
             signal()
@@ -434,12 +454,12 @@ final class ResourceEntry: @unchecked Sendable {
         var offset: Int64
         switch try OriginAnswer.parse(status: response.status, headers: response.headers, for: request) {
         case .partial(let sent, let info):
-            lock.withLock { if state.info?.length == nil { state.info = info } }
+            locked { if state.info?.length == nil { state.info = info } }
             offset = sent.lowerBound
         case .whole:
             offset = 0
         case .unsatisfiable(let length):
-            lock.withLock { state.info = state.info ?? VideoContentInfo(length: length ?? range.lowerBound) }
+            locked { state.info = state.info ?? VideoContentInfo(length: length ?? range.lowerBound) }
             return Data()
         }
         var collected = Data()
@@ -466,13 +486,13 @@ final class ResourceEntry: @unchecked Sendable {
     /// Persists on another thread, so a download keeps taking in bytes during the fsync;
     /// requests made while one is pending share it.
     private func schedulePersist() {
-        let alreadyPending = lock.withLock {
+        let alreadyPending = locked {
             defer { state.persistPending = true }
             return state.persistPending
         }
         guard !alreadyPending else { return }
         Task.detached { [self] in
-            lock.withLock { state.persistPending = false }
+            locked { state.persistPending = false }
             persist()
         }
     }
@@ -480,7 +500,7 @@ final class ResourceEntry: @unchecked Sendable {
     /// Called under `persistLock`.
     private func saveMetadata() {
         guard let file else { return }
-        let metadata = lock.withLock { () -> ResourceMetadata in
+        let metadata = locked { () -> ResourceMetadata in
             state.unpersisted = 0
             return ResourceMetadata(url: url.absoluteString, dataFileName: dataFileName, info: state.info, ranges: state.ranges, lastAccess: state.lastAccess)
         }
@@ -494,13 +514,13 @@ final class ResourceEntry: @unchecked Sendable {
 
     /// Notes a read now, for LRU order.
     func touch() {
-        lock.withLock { state.lastAccess = Date().timeIntervalSince1970 }
+        locked { state.lastAccess = Date().timeIntervalSince1970 }
     }
 
     /// Drops every stored byte (``VideoCache/remove(for:)`` while readers are open).
     func discardAll() {
         persistLock.withLock {
-            let dropped = lock.withLock { () -> Int64 in
+            let dropped = locked { () -> Int64 in
                 let dropped = state.ranges.byteCount
                 state.generation += 1
                 state.ranges = ByteRangeSet()
@@ -517,7 +537,7 @@ final class ResourceEntry: @unchecked Sendable {
 
     /// Cancels every download (the entry is being evicted or removed).
     func cancelAll() {
-        lock.withLock {
+        locked {
             for download in state.downloads.values { download.task?.cancel() }
             state.downloads.removeAll()
             signal()

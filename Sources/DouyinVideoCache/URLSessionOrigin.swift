@@ -8,13 +8,23 @@ import FoundationNetworking
 /// Every request sends `Accept-Encoding: identity`: FoundationNetworking asks for gzip by
 /// default, and an origin that compresses then ignores Range and answers 200 with the whole body.
 public final class URLSessionOrigin: VideoOrigin {
+    /// The most body bytes buffered for a consumer that has fallen behind: 8 MB by default.
+    /// FoundationNetworking has no backpressure (and `suspend()`/`resume()` on a running data
+    /// task re-delivers bytes), so past this the transfer is cancelled and its body ends with
+    /// ``URLSessionOrigin/ConsumerFellBehind`` after the buffered bytes; the cache then asks
+    /// again from where it got to.
+    public let maxBufferedBytes: Int
     private let session: URLSession
     private let delegate = SessionDelegate()
+
+    /// Ends a body whose consumer fell more than ``maxBufferedBytes`` behind the network.
+    public struct ConsumerFellBehind: Error, Sendable {}
 
     /// An origin with its own session; `configuration` sets timeouts and connections per host.
     /// Its URL cache is switched off: the video cache keeps the bytes, and on Linux a task
     /// cancelled while FoundationNetworking reads its URL cache traps the process.
-    public init(configuration: URLSessionConfiguration = .default) {
+    public init(configuration: URLSessionConfiguration = .default, maxBufferedBytes: Int = 8 << 20) {
+        self.maxBufferedBytes = max(1, maxBufferedBytes)
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         let queue = OperationQueue()
@@ -43,7 +53,7 @@ public final class URLSessionOrigin: VideoOrigin {
             urlRequest.setValue(validator, forHTTPHeaderField: "If-Range")
         }
         let task = session.dataTask(with: urlRequest)
-        let channel = ChunkChannel()
+        let channel = ChunkChannel(limit: maxBufferedBytes) { task.cancel() }
         let transfer = TransferOwner(task: task, channel: channel)
         let body = AsyncThrowingStream<Data, any Error> {
             try await withTaskCancellationHandler {
@@ -138,20 +148,32 @@ private final class TransferOwner: Sendable {
 
 /// Body bytes handed from the session's callbacks to one consumer. Chunks that arrive while
 /// the consumer is busy are joined, so it wakes once per batch rather than once per 16 KB
-/// callback; the batch is as large as the consumer is slow (here: one disk write behind).
+/// callback; the batch is as large as the consumer is slow (here: one disk write behind), up
+/// to `limit` bytes, past which the transfer is stopped rather than buffered.
 final class ChunkChannel: @unchecked Sendable {
     // @unchecked Sendable: all state is only touched under `lock`.
     private let lock = NSLock()
+    private let limit: Int
+    private let stopTransfer: @Sendable () -> Void
     private var pending = Data()
     private var finished = false
-    private var failure: VideoCacheError?
+    private var failure: (any Error)?
     private var waiter: CheckedContinuation<Data?, any Error>?
 
-    /// Whether the body has ended (finished or failed).
+    /// A channel holding at most `limit` bytes for its consumer; `stopTransfer` is called once
+    /// when a chunk would take it past that.
+    init(limit: Int = .max, stopTransfer: @escaping @Sendable () -> Void = {}) {
+        self.limit = limit
+        self.stopTransfer = stopTransfer
+    }
+
+    /// Whether the body has ended (finished, failed, or stopped for the consumer).
     var isFinished: Bool { lock.withLock { finished } }
 
-    /// Adds bytes; ignored once finished.
+    /// Adds bytes; ignored once finished. A chunk that takes the buffer past the limit is still
+    /// kept (so every transfer makes progress), and ends the body after it.
     func append(_ data: Data) {
+        var overran = false
         let handOff = lock.withLock { () -> CheckedContinuation<Data?, any Error>? in
             guard !finished else { return nil }
             if let waiter {
@@ -159,9 +181,15 @@ final class ChunkChannel: @unchecked Sendable {
                 return waiter
             }
             pending.append(data)
+            if pending.count > limit {
+                finished = true
+                failure = URLSessionOrigin.ConsumerFellBehind()
+                overran = true
+            }
             return nil
         }
         handOff?.resume(returning: data)
+        if overran { stopTransfer() }
     }
 
     /// Ends the body, with an error if the transfer failed.
