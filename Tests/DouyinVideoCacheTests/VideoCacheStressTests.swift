@@ -39,6 +39,40 @@ struct VideoCacheStressTests {
     }
 }
 
+@Suite("VideoCache streams abandoned while their download runs")
+struct AbandonedStreamTests {
+    /// The bug: a download woke its readers while holding the entry's lock, and a reader's
+    /// cancellation handler took that lock while the runtime held the reader's task status,
+    /// so a stream dropped at the wrong moment deadlocked both threads.
+    @Test(.timeLimit(.minutes(1)))
+    func streamsDroppedMidDownloadNeverDeadlock() async throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let nginx = try NginxOrigin()
+        let file = videoBytes(4_000_000)
+        try nginx.serve(file, at: "/d/a.mp4")
+        for round in 0..<60 {
+            // A fresh cache each round, so every stream waits on a running download.
+            let cache = try VideoCache(directory: folder.url.appendingPathComponent("\(round)"), sizeLimit: 1 << 30)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        let reader = cache.reader(for: nginx.url("/d/a.mp4"))
+                        defer { reader.close() }
+                        var taken = 0
+                        for try await chunk in reader.chunks(0..<4_000_000, chunkSize: 8 * 1024) {
+                            #expect(chunk == file[taken..<taken + chunk.count])
+                            taken += chunk.count
+                            if taken >= (round % 4 + 1) * 8 * 1024 { break }  // drops the stream
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+    }
+}
+
 /// A small seeded generator, so a failing run can be replayed.
 struct SplitMix: RandomNumberGenerator {
     var state: UInt64
