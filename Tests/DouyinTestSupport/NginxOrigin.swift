@@ -98,13 +98,45 @@ public final class NginxOrigin: @unchecked Sendable {
     }
 
     /// The requests served so far, in order.
+    ///
+    /// nginx writes a request's log line after sending its response, so a client acting on a
+    /// response head can look before the line is there. One round trip of a marker request
+    /// first makes sure: nginx's single process finishes (and logs) what it has sent before it
+    /// reads the next request. Marker lines are left out.
     public func requests() -> [Request] {
+        roundTrip(Self.markerPath)
+        return loggedRequests().filter { $0.uri != Self.markerPath }
+    }
+
+    private static let markerPath = "/__douyinkit-log-marker"
+
+    private func loggedRequests() -> [Request] {
         guard let text = try? String(contentsOf: prefix.appendingPathComponent("logs/access.log"), encoding: .utf8) else { return [] }
         return text.split(separator: "\n").compactMap { line in
             let parts = line.split(separator: " ", maxSplits: 3)
             guard parts.count == 4, let status = Int(parts[1]), let bytes = Int(parts[2]) else { return nil }
             return Request(uri: String(parts[0]), status: status, bytesSent: bytes, range: String(parts[3].dropFirst().dropLast()))
         }
+    }
+
+    /// Sends `GET path` over a plain socket and reads until nginx closes; does nothing when
+    /// nginx is not listening.
+    private func roundTrip(_ path: String) {
+        let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socketFD >= 0 else { return }
+        defer { close(socketFD) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+        guard connected else { return }
+        let request = Array("GET \(path) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+        guard send(socketFD, request, request.count, 0) == request.count else { return }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while recv(socketFD, &buffer, buffer.count, 0) > 0 {}
     }
 
     /// Stops nginx and waits for it to exit.
