@@ -197,10 +197,12 @@ final class ResourceEntry: @unchecked Sendable {
         return .wait(version: state.version, position: position, until: wakeEnd(position, upper, maxChunk))
     }
 
-    /// How far past `position` a waiting read wants bytes before it is woken: a chunk for a
-    /// stream, the whole rest for a collecting read (one wake instead of one per body chunk).
+    /// How far past `position` a waiting read wants bytes before it is woken: any byte for a
+    /// stream (a player starts on what has arrived; waiting for a whole chunk cost 8 ms a
+    /// chunk on a 2 MB/s origin), the whole rest for a collecting read (one wake instead of
+    /// one per body chunk).
     private func wakeEnd(_ position: Int64, _ upper: Int64, _ maxChunk: Int) -> Int64 {
-        position + min(upper - position, Int64(maxChunk))
+        maxChunk == .max ? upper : position + 1
     }
 
     /// Called under `lock`.
