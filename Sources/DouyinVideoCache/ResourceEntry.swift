@@ -198,11 +198,11 @@ final class ResourceEntry: @unchecked Sendable {
     }
 
     /// How far past `position` a waiting read wants bytes before it is woken: any byte for a
-    /// stream (a player starts on what has arrived; waiting for a whole chunk cost 8 ms a
-    /// chunk on a 2 MB/s origin), the whole rest for a collecting read (one wake instead of
-    /// one per body chunk).
+    /// stream (a player starts on what has arrived), the next 1 MB for a collecting read, so it
+    /// copies held bytes out while the download goes on (a cold 32 MB read took 1.35–1.85× a
+    /// plain download when woken once at the end, 0.87–1.38× woken every 1 MB).
     private func wakeEnd(_ position: Int64, _ upper: Int64, _ maxChunk: Int) -> Int64 {
-        maxChunk == .max ? upper : position + 1
+        maxChunk == .max ? min(upper, position + 1 << 20) : position + 1
     }
 
     /// Called under `lock`.

@@ -45,10 +45,20 @@ public final class VideoReader: Sendable {
     public func read(_ range: Range<Int64>) async throws -> Data {
         entry.touch()
         var result = Data()
-        // A range that arrives as one piece (the usual case: the read wakes once, when all of
-        // it is held) is returned as that piece, without a copy.
-        try await Self.run(range, entry: entry, url: url, reads: reads) { piece in
-            if result.isEmpty { result = piece } else { result.append(piece) }
+        var reserved = false
+        // A range that arrives as one piece (the usual case for bytes already held) is returned
+        // as that piece, without a copy; later pieces append into room for the whole answer,
+        // made once its size is known, so the buffer does not regrow.
+        try await Self.run(range, entry: entry, url: url, reads: reads) { [entry] piece in
+            if result.isEmpty {
+                result = piece
+                return
+            }
+            if !reserved, let length = entry.info?.length {
+                result.reserveCapacity(Int(clamping: max(0, min(range.upperBound, length) - range.lowerBound)))
+                reserved = true
+            }
+            result.append(piece)
         }
         return result
     }
