@@ -1,19 +1,10 @@
 @testable import DouyinGift
+import DouyinTestSupport
 import Foundation
 import Testing
 
 @Suite("GiftDisplayOperation lifecycle")
 struct GiftDisplayOperationTests {
-    /// Waits, off the task pool, until the queue has no operation left.
-    func drained(_ queue: OperationQueue) async {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                queue.waitUntilAllOperationsAreFinished()
-                continuation.resume()
-            }
-        }
-    }
-
     @Test func aUnitHiddenBeforeItsQueueStartsItFinishesWhenStarted() async {
         let queue = OperationQueue()
         queue.isSuspended = true

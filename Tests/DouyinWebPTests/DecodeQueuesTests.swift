@@ -118,7 +118,7 @@ struct DecodeQueuesTests {
             if frame.index == 5 { request.value?.cancel() }
         }, onEnd: { log.end(0, $0) })
         await log.waitForEnds(1)
-        await drained(queues)
+        await drained(queues.firstFrameQueue, queues.laterFrameQueue)
         #expect(log.delivered.map(\.frame) == Array(0...5))
         #expect(log.ended.count == 1 && log.ended[0].error == nil)
         #expect(request.value?.hasEnded == true)
@@ -133,7 +133,7 @@ struct DecodeQueuesTests {
         #expect(try await iterator.next()?.index == 0)
         requests[0].cancel()
         #expect(try await iterator.next() == nil)
-        await drained(queues)
+        await drained(queues.firstFrameQueue, queues.laterFrameQueue)
         for request in requests.dropFirst() {
             var other = request.frames.makeAsyncIterator()
             #expect(try await other.next() == nil, "a cancelled stream yields nothing")
@@ -205,17 +205,6 @@ struct DecodeQueuesTests {
         let count = try await reader.value
         #expect(count < 200)
         #expect(request.hasEnded)
-    }
-}
-
-/// Returns once both queues have no operation left, waiting on a thread outside the task pool.
-func drained(_ queues: WebPDecodeQueues) async {
-    await withCheckedContinuation { continuation in
-        DispatchQueue.global().async {
-            queues.firstFrameQueue.waitUntilAllOperationsAreFinished()
-            queues.laterFrameQueue.waitUntilAllOperationsAreFinished()
-            continuation.resume()
-        }
     }
 }
 
