@@ -69,11 +69,13 @@ public final class VideoCacheResourceLoader: NSObject, AVAssetResourceLoaderDele
         }
         let request = LoadingRequest(request: loadingRequest)
         let id = ObjectIdentifier(loadingRequest)
-        let task = Task { [weak self] in
-            await request.answer(from: reader)
-            self?.lock.withLock { _ = self?.tasks.removeValue(forKey: id) }
+        // Made under the lock, so the task's own removal (which takes it) comes after its insertion.
+        lock.withLock {
+            tasks[id] = Task { [weak self] in
+                await request.answer(from: reader)
+                self?.forget(id)
+            }
         }
-        lock.withLock { tasks[id] = task }
         return true
     }
 
@@ -81,6 +83,10 @@ public final class VideoCacheResourceLoader: NSObject, AVAssetResourceLoaderDele
     public func resourceLoader(_ resourceLoader: AVAssetResourceLoader, didCancel loadingRequest: AVAssetResourceLoadingRequest) {
         let task = lock.withLock { tasks.removeValue(forKey: ObjectIdentifier(loadingRequest)) }
         task?.cancel()
+    }
+
+    private func forget(_ id: ObjectIdentifier) {
+        lock.withLock { _ = tasks.removeValue(forKey: id) }
     }
 
     /// The URL an asset made by ``asset(for:)`` stands for.
