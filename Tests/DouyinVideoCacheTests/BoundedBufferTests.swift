@@ -46,4 +46,18 @@ struct BoundedBufferTests {
         #expect(reader.cachedRanges.ranges == [0..<3_000_000])
         // How many restarts happen depends on timing (from 1 to a handful here); the bytes may not.
     }
+
+    @Test func anUncachedReadThroughATinyBufferStillGetsEveryByte() async throws {
+        let nginx = try NginxOrigin()
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let file = videoBytes(3_000_000)
+        try nginx.serve(file, at: "/v/uncached.mp4")
+        // A 100 KB budget: the read soon streams from the origin without storing.
+        let cache = try VideoCache(directory: folder.url, sizeLimit: 100_000, origin: URLSessionOrigin(maxBufferedBytes: 1))
+        let reader = cache.reader(for: nginx.url("/v/uncached.mp4"))
+        defer { reader.close() }
+        #expect(try await reader.read(0..<3_000_000) == file)
+        #expect(cache.statistics.storedBytes <= 100_000)
+    }
 }
