@@ -30,7 +30,8 @@ final class ResourceEntry: @unchecked Sendable {
     /// What a reader does next.
     enum Step {
         case done
-        case read(Range<Int64>)
+        /// Read these held bytes from the file; they belong to index generation `generation`.
+        case read(Range<Int64>, generation: Int)
         /// Sleep until bytes `[position, until)` are held or something else changes.
         case wait(version: Int, position: Int64, until: Int64)
         case direct(Range<Int64>)
@@ -140,10 +141,14 @@ final class ResourceEntry: @unchecked Sendable {
                 case .done:
                     release(token, cancelled: false)
                     return
-                case .read(let range):
+                case .read(let range, let generation):
                     let end = range.lowerBound + min(Int64(range.count), Int64(maxChunk))
                     if let sink {
-                        let data = try readFile(range.lowerBound..<end)
+                        let data = try readFile(range.lowerBound..<end, generation: generation)
+                        // The file is read outside the lock: if the bytes were dropped meanwhile
+                        // (remove, a changed resource), what was read may be short or a hole's
+                        // zeros. Then nothing is delivered and the read plans again from here.
+                        guard data.count == end - range.lowerBound, locked({ state.generation == generation }) else { continue }
                         try sink(data)
                     }
                     position = end
@@ -175,7 +180,7 @@ final class ResourceEntry: @unchecked Sendable {
         if let length = state.info?.length { upper = min(upper, length) }
         guard position < upper else { return .done }
         if let held = state.ranges.heldRunEnd(from: position) {
-            return .read(position..<min(held, upper))
+            return .read(position..<min(held, upper), generation: state.generation)
         }
         if state.uncached != nil {
             let gap = state.ranges.missing(in: position..<upper)[0]
@@ -231,13 +236,16 @@ final class ResourceEntry: @unchecked Sendable {
         }
     }
 
-    private func readFile(_ range: Range<Int64>) throws -> Data {
+    private func readFile(_ range: Range<Int64>, generation: Int) throws -> Data {
         guard let file else { throw VideoCacheError.disk("no data file") }
         do {
             let data = try file.read(at: range.lowerBound, count: range.count)
             if data.count == range.count { return data }
-            // The file lost bytes the index holds (truncated behind our back): forget them.
-            locked { state.ranges.removeAll(from: range.lowerBound + Int64(data.count)) }
+            // The file lost bytes the index holds (truncated behind our back): forget them,
+            // unless the index has moved on to a new generation whose bytes these are not.
+            locked {
+                if state.generation == generation { state.ranges.removeAll(from: range.lowerBound + Int64(data.count)) }
+            }
             return data
         } catch {
             throw VideoCacheError.disk(error.reason)

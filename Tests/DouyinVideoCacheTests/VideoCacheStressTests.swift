@@ -73,6 +73,41 @@ struct AbandonedStreamTests {
     }
 }
 
+@Suite("VideoCache reads racing remove")
+struct ReadRacingRemoveTests {
+    /// The bug: a read planned on held bytes read the file outside the lock; a `remove` in
+    /// between truncated it, and the read returned short data or a hole's zeros as video.
+    @Test func readsRacingRemoveReturnOnlyTheFilesBytes() async throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let nginx = try NginxOrigin()
+        let file = videoBytes(2_000_000, seed: 7)
+        try nginx.serve(file, at: "/r/a.mp4")
+        let url = nginx.url("/r/a.mp4")
+        let cache = try VideoCache(directory: folder.url, sizeLimit: 1 << 30)
+        let mismatches = try await withThrowingTaskGroup(of: Int.self) { group in
+            for worker in 0..<4 {
+                group.addTask {
+                    var generator = SplitMix(seed: UInt64(worker))
+                    var bad = 0
+                    let reader = cache.reader(for: url)
+                    defer { reader.close() }
+                    for _ in 0..<60 {
+                        let start = Int64(generator.next() % 1_500_000)
+                        let end = start + 1 + Int64(generator.next() % 500_000)
+                        let data = try await reader.read(start..<end)
+                        if data != file[Int(start)..<Int(end)] { bad += 1 }
+                        if generator.next() % 3 == 0 { cache.remove(for: url) }
+                    }
+                    return bad
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(mismatches == 0)
+    }
+}
+
 /// A small seeded generator, so a failing run can be replayed.
 struct SplitMix: RandomNumberGenerator {
     var state: UInt64
