@@ -241,7 +241,6 @@ struct ProgressiveFirstFrameTests {
         if file.contains("bench/cover") {
             // Nine frames, the first of them whole: well under half of the file.
             #expect(needed < data.count / 2, "\(needed) of \(data.count) bytes")
-            print("first frame of \(file) after \(needed) of \(data.count) bytes")
         }
     }
 
