@@ -10,6 +10,9 @@ let swiftSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "DouyinKit",
+    // `Duration`, `Clock` and the async APIs the modules use need these; without a platforms
+    // line SwiftPM builds for macOS 10.13 / iOS 12 and the package does not compile there.
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .library(name: "DouyinKit", targets: ["DouyinKit"]),
         .library(name: "DouyinModels", targets: ["DouyinModels"]),
@@ -20,18 +23,20 @@ let package = Package(
         .executable(name: "douyinkit", targets: ["douyinkit"]),
     ],
     targets: [
+        // Internal: the one lock box, async Operation state, MD5, CRC32C, the POSIX file layer
+        // with its fault seam, URLSession set-up. No product, never re-exported; `package` access.
+        .target(name: "DouyinSupport", swiftSettings: swiftSettings),
         .target(name: "DouyinModels", swiftSettings: swiftSettings),
-        .target(name: "DouyinGift", swiftSettings: swiftSettings),
-        .target(name: "DouyinCache", swiftSettings: swiftSettings),
+        .target(name: "DouyinGift", dependencies: ["DouyinSupport"], swiftSettings: swiftSettings),
+        .target(name: "DouyinCache", dependencies: ["DouyinSupport"], swiftSettings: swiftSettings),
         // libwebp from the system (Debian libwebp-dev, Homebrew webp); only DouyinWebP imports it.
         .systemLibrary(
             name: "CWebP",
             pkgConfig: "libwebpdemux",
             providers: [.apt(["libwebp-dev"]), .brew(["webp"])]
         ),
-        .target(name: "DouyinWebP", dependencies: ["CWebP"], swiftSettings: swiftSettings),
-        // DouyinCache only for its MD5, which names the files of both caches the same way.
-        .target(name: "DouyinVideoCache", dependencies: ["DouyinCache"], swiftSettings: swiftSettings),
+        .target(name: "DouyinWebP", dependencies: ["CWebP", "DouyinSupport"], swiftSettings: swiftSettings),
+        .target(name: "DouyinVideoCache", dependencies: ["DouyinSupport"], swiftSettings: swiftSettings),
         .target(
             name: "DouyinKit",
             dependencies: ["DouyinModels", "DouyinGift", "DouyinCache", "DouyinWebP", "DouyinVideoCache"],
@@ -42,7 +47,12 @@ let package = Package(
         // for the loopback nginx the video benchmark downloads from.
         .executableTarget(name: "douyinkit-bench", dependencies: ["DouyinKit", "CWebP", "DouyinTestSupport"], swiftSettings: swiftSettings),
         // Test-only helpers (fixture paths, nginx harness, manual clock); never re-exported.
-        .target(name: "DouyinTestSupport", path: "Tests/DouyinTestSupport", swiftSettings: swiftSettings),
+        .target(name: "DouyinTestSupport", dependencies: ["DouyinSupport"], path: "Tests/DouyinTestSupport", swiftSettings: swiftSettings),
+        .testTarget(
+            name: "DouyinSupportTests",
+            dependencies: ["DouyinSupport", "DouyinTestSupport"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "DouyinModelsTests",
             dependencies: ["DouyinModels", "DouyinTestSupport"],
@@ -60,7 +70,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DouyinVideoCacheTests",
-            dependencies: ["DouyinVideoCache", "DouyinTestSupport"],
+            dependencies: ["DouyinVideoCache", "DouyinSupport", "DouyinTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

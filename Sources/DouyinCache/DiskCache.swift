@@ -1,3 +1,4 @@
+import DouyinSupport
 import Foundation
 
 /// A thread-safe cache of files in one directory, one file per entry named by its key (the md5
@@ -33,8 +34,9 @@ public final class DiskCache: Sendable {
         var totalSize = 0
     }
 
-    private let index = Protected(Index())
+    private let index = LockedBox(Index())
     private let clock: CacheClock
+    private let files = FileIO()
     private static let manifestName = ".manifest"
     private static let temporaryPrefix = ".tmp-"
 
@@ -47,7 +49,7 @@ public final class DiskCache: Sendable {
         self.ageLimit = ageLimit
         self.clock = clock
         do {
-            try POSIXFile.makeDirectory(directory.path)
+            try files.makeDirectory(directory.path)
         } catch {
             throw .unwritable(path: directory.path, reason: error.reason)
         }
@@ -62,7 +64,7 @@ public final class DiskCache: Sendable {
     public func data(forKey key: String) -> Data? {
         guard Self.isValid(key), let expected = index.withLock({ $0.entries[key]?.size }) else { return nil }
         let now = clock.now().timeIntervalSince1970
-        let data = try? POSIXFile.read(path(for: key))
+        let data = try? files.readFile(path(for: key))
         return index.withLock { index in
             guard let entry = index.entries[key] else { return nil }
             if let ageLimit, now - entry.stored >= ageLimit {
@@ -97,11 +99,11 @@ public final class DiskCache: Sendable {
             throw classify(error)
         }
         let now = clock.now().timeIntervalSince1970
-        let failure: POSIXFile.Failure? = index.withLock { index in
-            do throws(POSIXFile.Failure) {
-                try POSIXFile.rename(temporary, to: path(for: key))
+        let failure: SystemError? = index.withLock { index in
+            do throws(SystemError) {
+                try files.rename(temporary, to: path(for: key))
             } catch {
-                POSIXFile.remove(temporary)
+                files.remove(temporary)
                 return error
             }
             index.totalSize -= index.entries[key]?.size ?? 0
@@ -121,10 +123,10 @@ public final class DiskCache: Sendable {
     /// Removes every entry.
     public func removeAll() {
         index.withLock { index in
-            for key in index.entries.keys { POSIXFile.remove(path(for: key)) }
+            for key in index.entries.keys { files.remove(path(for: key)) }
             index = Index()
         }
-        POSIXFile.remove(directory.path + "/" + Self.manifestName)
+        files.remove(directory.path + "/" + Self.manifestName)
     }
 
     /// Removes least recently used entries until the total size is at most `size` bytes.
@@ -160,9 +162,9 @@ public final class DiskCache: Sendable {
             index.entries.map { "\($0.key) \($0.value.lastAccess) \($0.value.stored)\n" }.joined()
         }
         let temporary = directory.path + "/" + Self.temporaryPrefix + UUID().uuidString
-        guard (try? POSIXFile.write(Data(text.utf8), to: temporary)) != nil else { return }
-        if (try? POSIXFile.rename(temporary, to: directory.path + "/" + Self.manifestName)) == nil {
-            POSIXFile.remove(temporary)
+        guard (try? files.writeNewFile(Data(text.utf8), to: temporary)) != nil else { return }
+        if (try? files.rename(temporary, to: directory.path + "/" + Self.manifestName)) == nil {
+            files.remove(temporary)
         }
     }
 
@@ -178,28 +180,25 @@ public final class DiskCache: Sendable {
         directory.path + "/" + key
     }
 
-    private func writeRecreatingDirectory(_ data: Data, to temporary: String) throws(POSIXFile.Failure) {
+    private func writeRecreatingDirectory(_ data: Data, to temporary: String) throws(SystemError) {
         do {
-            try POSIXFile.write(data, to: temporary)
+            try files.writeNewFile(data, to: temporary)
         } catch where error.code == ENOENT {
             // The directory was deleted under us: every entry went with it.
-            try POSIXFile.makeDirectory(directory.path)
+            try files.makeDirectory(directory.path)
             index.withLock { $0 = Index() }
-            try POSIXFile.write(data, to: temporary)
+            try files.writeNewFile(data, to: temporary)
         }
     }
 
-    private func classify(_ failure: POSIXFile.Failure) -> CacheError {
-        switch failure.code {
-        case ENOSPC, EDQUOT: .diskFull(path: directory.path)
-        default: .unwritable(path: directory.path, reason: failure.reason)
-        }
+    private func classify(_ failure: SystemError) -> CacheError {
+        failure.isNoSpace ? .diskFull(path: directory.path) : .unwritable(path: directory.path, reason: failure.reason)
     }
 
     private func remove(_ key: String, from index: inout Index) {
         guard let entry = index.entries.removeValue(forKey: key) else { return }
         index.totalSize -= entry.size
-        POSIXFile.remove(path(for: key))
+        files.remove(path(for: key))
     }
 
     private func trim(_ index: inout Index, to size: Int) {
@@ -213,7 +212,7 @@ public final class DiskCache: Sendable {
     /// Builds the index from the files present, restoring access times from the manifest.
     private func scan() -> Index {
         var manifest: [String: (lastAccess: Double, stored: Double)] = [:]
-        if let data = try? POSIXFile.read(directory.path + "/" + Self.manifestName) {
+        if let data = try? files.readFile(directory.path + "/" + Self.manifestName) {
             for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
                 let fields = line.split(separator: " ")
                 if fields.count == 3, let access = Double(fields[1]), let stored = Double(fields[2]) {
@@ -222,15 +221,15 @@ public final class DiskCache: Sendable {
             }
         }
         var index = Index()
-        for file in POSIXFile.listFiles(directory.path) {
+        for file in files.listFiles(in: directory.path) {
             if file.name.hasPrefix(Self.temporaryPrefix) {
-                POSIXFile.remove(directory.path + "/" + file.name)  // A write a crash interrupted.
+                files.remove(directory.path + "/" + file.name)  // A write a crash interrupted.
                 continue
             }
             guard Self.isValid(file.name) else { continue }
             let known = manifest[file.name]
-            index.entries[file.name] = Entry(size: file.size, stored: known?.stored ?? file.modified, lastAccess: known?.lastAccess ?? file.modified)
-            index.totalSize += file.size
+            index.entries[file.name] = Entry(size: Int(file.size), stored: known?.stored ?? file.modified, lastAccess: known?.lastAccess ?? file.modified)
+            index.totalSize += Int(file.size)
         }
         return index
     }

@@ -1,3 +1,4 @@
+import DouyinSupport
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -40,20 +41,12 @@ public final class Downloader: Sendable {
         queue = OperationQueue()
         queue.name = "DouyinCache.Downloader"
         queue.maxConcurrentOperationCount = self.maxConcurrentDownloads
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        configuration.urlCache = nil
         tasks = SessionTasks()
-        session = URLSession(configuration: configuration, delegate: tasks, delegateQueue: nil)
+        session = URLSessions.make(configuration: configuration, delegate: tasks)
     }
 
     deinit {
-        // Tasks are cancelled from the session's own queue: invalidateAndCancel() walks
-        // FoundationNetworking's task registry from the calling thread.
-        let session = session
-        session.getAllTasks { tasks in
-            tasks.forEach { $0.cancel() }
-            session.finishTasksAndInvalidate()
-        }
+        URLSessions.tearDown(session)
     }
 
     /// Queues a download; `completion` runs once, on a background thread, with the bytes or
@@ -109,13 +102,12 @@ public final class DownloadOperation: Operation, @unchecked Sendable {
     private let begin: @Sendable (DownloadOperation) -> Void
 
     private struct State {
-        var executing = false
-        var finished = false
         var completed = false
         var task: URLSessionTask?
     }
 
-    private let state = Protected(State())
+    private let state = LockedBox(State())
+    private let lifecycle = AsyncOperationState()
 
     init(
         url: URL, progress: (@Sendable (Int64, Int64?) -> Void)?,
@@ -132,19 +124,15 @@ public final class DownloadOperation: Operation, @unchecked Sendable {
     /// Always true: the transfer runs on URLSession's threads.
     public override var isAsynchronous: Bool { true }
     /// Whether the transfer is running.
-    public override var isExecuting: Bool { state.withLock { $0.executing } }
+    public override var isExecuting: Bool { lifecycle.isExecuting }
     /// Whether the completion has run.
-    public override var isFinished: Bool { state.withLock { $0.finished } }
+    public override var isFinished: Bool { lifecycle.isFinished }
 
     /// Starts the transfer, or completes as cancelled if cancelled before it began.
     public override func start() {
-        if isCancelled {
-            complete(.failure(.cancelled(url: url.absoluteString)))
-            return
-        }
-        willChangeValue(forKey: "isExecuting")
-        state.withLock { $0.executing = true }
-        didChangeValue(forKey: "isExecuting")
+        // Completing first leaves a finish pending, which `lifecycle.start` then carries out.
+        if isCancelled { complete(.failure(.cancelled(url: url.absoluteString))) }
+        guard lifecycle.start(self) else { return }
         begin(self)
     }
 
@@ -173,15 +161,8 @@ public final class DownloadOperation: Operation, @unchecked Sendable {
         }
         guard first else { return }
         completion(isCancelled ? .failure(.cancelled(url: url.absoluteString)) : result)
-        willChangeValue(forKey: "isExecuting")
-        willChangeValue(forKey: "isFinished")
-        state.withLock { state in
-            state.executing = false
-            state.finished = true
-            state.task = nil
-        }
-        didChangeValue(forKey: "isFinished")
-        didChangeValue(forKey: "isExecuting")
+        state.withLock { $0.task = nil }
+        lifecycle.finish(self)
     }
 }
 
@@ -195,7 +176,7 @@ private final class SessionTasks: NSObject, URLSessionDataDelegate, @unchecked S
         var status = 0
     }
 
-    private let transfers = Protected([Int: Transfer]())
+    private let transfers = LockedBox([Int: Transfer]())
 
     func register(_ task: URLSessionTask, for operation: DownloadOperation) {
         transfers.withLock { $0[task.taskIdentifier] = Transfer(operation: operation) }

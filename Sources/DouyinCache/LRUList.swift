@@ -109,3 +109,7 @@ struct LRUList<Key: Hashable, Value> {
         if oldest < 0 { oldest = slot }
     }
 }
+
+// Sendable when what it holds is: MemoryCache keeps it in a LockedBox, which is Sendable only then.
+extension LRUList: Sendable where Key: Sendable, Value: Sendable {}
+extension LRUList.Node: Sendable where Key: Sendable, Value: Sendable {}

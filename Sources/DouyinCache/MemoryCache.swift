@@ -1,3 +1,4 @@
+import DouyinSupport
 import Foundation
 #if canImport(UIKit)
 import UIKit
@@ -18,9 +19,12 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     public let ageLimit: TimeInterval?
 
     @usableFromInline let clock: CacheClock
-    @usableFromInline let list = Protected(LRUList<Key, Value>())
+    @usableFromInline let list = LockedBox(LRUList<Key, Value>())
     #if canImport(UIKit)
-    private let warningObserver = Protected<(any NSObjectProtocol)?>(nil)
+    /// NotificationCenter's token; `@unchecked Sendable` because it is only handed back to
+    /// NotificationCenter (thread-safe), never used otherwise.
+    private struct ObserverToken: @unchecked Sendable { let token: any NSObjectProtocol }
+    private let warningObserver = LockedBox<ObserverToken?>(nil)
     #endif
 
     /// Makes an empty cache; by default 64 MB of cost, no count limit, no age limit.
@@ -33,13 +37,13 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         let observer = NotificationCenter.default.addObserver(
             forName: UIApplication.didReceiveMemoryWarningNotification, object: nil, queue: nil
         ) { [weak self] _ in self?.removeAll() }
-        warningObserver.withLock { $0 = observer }
+        warningObserver.withLock { $0 = ObserverToken(token: observer) }
         #endif
     }
 
     deinit {
         #if canImport(UIKit)
-        warningObserver.withLock { $0.map(NotificationCenter.default.removeObserver) }
+        warningObserver.withLock { $0.map { NotificationCenter.default.removeObserver($0.token) } }
         #endif
     }
 

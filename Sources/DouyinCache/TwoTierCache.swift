@@ -1,3 +1,4 @@
+import DouyinSupport
 import Foundation
 
 /// Where an answer of ``TwoTierCache`` came from.
@@ -56,7 +57,7 @@ public final class TwoTierCache: Sendable {
         var statistics = CacheStatistics()
     }
 
-    private let state = Protected(State())
+    private let state = LockedBox(State())
 
     /// Makes a cache from its parts.
     public init(memory: MemoryCache<String, Data> = MemoryCache(), disk: DiskCache?, downloader: Downloader = Downloader()) {

@@ -1,3 +1,4 @@
+import DouyinSupport
 import Foundation
 
 
@@ -14,7 +15,7 @@ public final class GiftComboRunner: Sendable {
         var scheduledDeadline: Duration?
     }
 
-    private let state: Protected<State>
+    private let state: LockedBox<State>
     private let origin = ContinuousClock.now
     /// One serial queue per track; its one executing operation is the unit on screen.
     public let trackQueues: [OperationQueue]
@@ -31,7 +32,7 @@ public final class GiftComboRunner: Sendable {
         onShow: (@Sendable (GiftDisplayOperation) -> Void)? = nil
     ) {
         self.onShow = onShow
-        state = Protected(State(engine: GiftComboEngine(configuration: configuration)))
+        state = LockedBox(State(engine: GiftComboEngine(configuration: configuration)))
         trackQueues = (0..<configuration.tracks).map { track in
             let queue = OperationQueue()
             queue.name = "DouyinGift.track\(track)"

@@ -1,5 +1,5 @@
+import DouyinSupport
 import Foundation
-
 
 /// One unit's time on screen as an `Operation`: executing while the unit shows, finished
 /// when it hides, so a UI can hang its animation on the operation (KVO on `isExecuting` and
@@ -8,7 +8,7 @@ import Foundation
 /// ``GiftComboRunner`` adds it to its track's queue when the engine shows the unit, and
 /// finishes it when the engine hides it; cancelling it does not hide the unit.
 public final class GiftDisplayOperation: Operation, @unchecked Sendable {
-    // @unchecked Sendable: Operation is not Sendable; every mutable field here is behind `flags`.
+    // @unchecked Sendable: Operation is not Sendable; the mutable flags live in `lifecycle`.
 
     /// The unit's sender and gift.
     public let key: GiftKey
@@ -17,14 +17,7 @@ public final class GiftDisplayOperation: Operation, @unchecked Sendable {
     /// The track it shows on.
     public let track: Int
 
-    private struct Flags {
-        var executing = false
-        var finished = false
-        /// The unit hid before the queue started the operation; `start()` finishes it.
-        var hidBeforeStart = false
-    }
-
-    private let flags = Protected(Flags())
+    private let lifecycle = AsyncOperationState()
 
     init(key: GiftKey, unit: Int, track: Int) {
         self.key = key
@@ -36,38 +29,18 @@ public final class GiftDisplayOperation: Operation, @unchecked Sendable {
     /// Always true: the operation stays executing until the runner finishes it.
     public override var isAsynchronous: Bool { true }
     /// Whether the unit is on screen.
-    public override var isExecuting: Bool { flags.withLock { $0.executing } }
+    public override var isExecuting: Bool { lifecycle.isExecuting }
     /// Whether the unit has hidden.
-    public override var isFinished: Bool { flags.withLock { $0.finished } }
+    public override var isFinished: Bool { lifecycle.isFinished }
 
     /// Marks the operation executing, or finishes it at once if the unit already hid.
     public override func start() {
-        willChangeValue(forKey: "isExecuting")
-        // Decided under the lock with `finish()`'s check, so a hide racing the start is never lost.
-        let hid = flags.withLock { flags -> Bool in
-            if flags.hidBeforeStart || flags.finished { return true }
-            flags.executing = true
-            return false
-        }
-        didChangeValue(forKey: "isExecuting")
-        if hid { markFinished(wasExecuting: false) }
+        lifecycle.start(self)
     }
 
     /// Marks the operation finished: the unit left the screen. Before the queue has started
     /// it, only notes that, since an operation may not finish before it starts.
     func finish() {
-        let started = flags.withLock { flags -> Bool in
-            if !flags.executing && !flags.finished { flags.hidBeforeStart = true }
-            return flags.executing
-        }
-        if started { markFinished(wasExecuting: true) }
-    }
-
-    private func markFinished(wasExecuting: Bool) {
-        willChangeValue(forKey: "isFinished")
-        if wasExecuting { willChangeValue(forKey: "isExecuting") }
-        flags.withLock { $0 = Flags(executing: false, finished: true, hidBeforeStart: $0.hidBeforeStart) }
-        if wasExecuting { didChangeValue(forKey: "isExecuting") }
-        didChangeValue(forKey: "isFinished")
+        lifecycle.finish(self)
     }
 }

@@ -1,4 +1,4 @@
-import DouyinCache
+import DouyinSupport
 import Foundation
 
 /// A streaming cache for video files: answers byte-range reads from disk where it can and
@@ -114,7 +114,7 @@ public final class VideoCache: Sendable {
     // MARK: Entries
 
     private func key(for url: URL) -> String {
-        MD5.hex(Data(configuration.cacheKey(url).utf8))
+        MD5Digest.hex(Data(configuration.cacheKey(url).utf8))
     }
 
     private func metadataPath(_ key: String) -> String {

@@ -1,3 +1,4 @@
+import DouyinSupport
 import Foundation
 
 /// One composited frame: the whole canvas as it must look at that frame.
@@ -57,9 +58,9 @@ public final class WebPAnimation: Sendable {
     private let container: LibWebPContainer
     /// The last composited canvas, for sequential playback. Taken out while a frame is being
     /// composited, so the next frame is drawn in place when nobody else holds that canvas.
-    private let last = Protected<(index: Int, pixels: [UInt8])?>(nil)
+    private let last = LockedBox<(index: Int, pixels: [UInt8])?>(nil)
     /// The buffer blended frames are decoded into, kept between frames; taken out while in use.
-    private let scratch = Protected<[UInt8]>([])
+    private let scratch = LockedBox<[UInt8]>([])
 
     /// Reads the frame index of a whole WebP file (animated or still, lossy or lossless).
     ///

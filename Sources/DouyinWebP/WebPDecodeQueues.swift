@@ -1,3 +1,4 @@
+import DouyinSupport
 import Foundation
 
 /// Decodes the frames of many animations at once, first frames first: each request's first
@@ -32,8 +33,8 @@ public final class WebPDecodeQueues: Sendable {
     /// Runs later frames (`qualityOfService` `.utility`), so they never starve the app's other work.
     public let laterFrameQueue: OperationQueue
 
-    private let scheduler = Protected(DecodeSchedule())
-    private let decoding = Protected((now: 0, peak: 0))
+    private let scheduler = LockedBox(DecodeSchedule())
+    private let decoding = LockedBox((now: 0, peak: 0))
 
     /// Queues running at most `maxConcurrentDecodes` decodes at once and holding at most
     /// `memoryBudget` bytes of frames for streams.
@@ -104,7 +105,7 @@ public final class WebPDecodeQueues: Sendable {
             schedule.takeRunnable(slots: maxConcurrentDecodes, budget: memoryBudget)
         }
         for job in jobs {
-            let started = Protected(false)
+            let started = LockedBox(false)
             let operation = BlockOperation { [self] in
                 started.withLock { $0 = true }
                 run(job)

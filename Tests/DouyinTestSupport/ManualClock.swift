@@ -1,22 +1,22 @@
+import DouyinSupport
 import Foundation
 
-/// A clock that moves only when a test says so.
-public final class ManualClock: @unchecked Sendable {
-    // @unchecked Sendable: `current` is only touched under `lock`.
-    private let lock = NSLock()
-    private var current: Date
+/// A wall clock (`Date`) that moves only when a test says so; for components that stamp
+/// entries with dates. Components that wait take a ``TestClock`` instead.
+public final class ManualClock: Sendable {
+    private let current: LockedBox<Date>
 
     /// Starts at `start` (a fixed date by default, so runs are repeatable).
     public init(start: Date = Date(timeIntervalSince1970: 1_700_000_000)) {
-        current = start
+        current = LockedBox(start)
     }
 
     /// The clock's time.
-    public var now: Date { lock.withLock { current } }
+    public var now: Date { current.withLock { $0 } }
 
     /// Moves the clock forward.
     public func advance(by seconds: TimeInterval) {
-        lock.withLock { current += seconds }
+        current.withLock { $0 += seconds }
     }
 }
 

@@ -1,4 +1,4 @@
-import DouyinCache
+import DouyinSupport
 import DouyinTestSupport
 import DouyinVideoCache
 import Foundation
@@ -104,7 +104,7 @@ struct VideoCacheFaultTests {
         let url = nginx.url("/v/d.mp4")
         let cache = try VideoCache(directory: folder.url, sizeLimit: 1 << 30)
         // A directory where the data file should be: open(2) fails even for root.
-        let dataPath = folder.appending(MD5.hex(Data(url.absoluteString.utf8)) + ".mp4")
+        let dataPath = folder.appending(MD5Digest.hex(Data(url.absoluteString.utf8)) + ".mp4")
         try FileManager.default.createDirectory(at: dataPath, withIntermediateDirectories: false)
         let reader = cache.reader(for: url)
         defer { reader.close() }

@@ -1,0 +1,202 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The package's one POSIX file layer: whole-file reads and writes, positioned I/O on a
+/// descriptor, renames and directory scans, every call through a ``Syscalls`` seam.
+///
+/// Raw calls rather than FileManager: a directory scan is ~35× faster through `readdir`, and
+/// `errno` tells a full disk from a read-only directory. Errors are ``SystemError`` naming the
+/// C call. `EINTR` is retried here, in one place; short transfers are continued here too.
+/// Paths are opened with `O_NOFOLLOW` where the caches own the file, so a symlink planted in a
+/// cache directory is refused (`ELOOP`) instead of followed.
+package struct FileIO: Sendable {
+    /// The calls this layer makes; ``Syscalls/system`` unless a test injects faults.
+    package let syscalls: Syscalls
+
+    /// A file layer over `syscalls` (the C library's by default).
+    package init(syscalls: Syscalls = .system) {
+        self.syscalls = syscalls
+    }
+
+    // MARK: Descriptors
+
+    /// Opens `path`, retrying an interrupted call. `flags` are `open(2)`'s; `O_CLOEXEC` is added.
+    package func open(_ path: String, flags: Int32, mode: mode_t = 0o644) throws(SystemError) -> Int32 {
+        while true {
+            let descriptor = syscalls.open(path, flags | O_CLOEXEC, mode)
+            if descriptor >= 0 { return descriptor }
+            if errno != EINTR { throw SystemError(call: "open", code: errno) }
+        }
+    }
+
+    /// Closes a descriptor this layer opened.
+    package func close(_ descriptor: Int32) {
+        _ = systemClose(descriptor)
+    }
+
+    /// Writes all of `bytes` at `offset`, continuing short writes.
+    package func write(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, at offset: Int64) throws(SystemError) {
+        var done = 0
+        while done < bytes.count {
+            let written = syscalls.pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw SystemError(call: "pwrite", code: errno)
+            }
+            // A zero-byte write of a non-empty buffer would loop forever; the disk is full.
+            if written == 0 { throw SystemError(call: "pwrite", code: ENOSPC) }
+            done += written
+        }
+    }
+
+    /// Writes all of `data` at `offset`.
+    package func write(_ data: Data, to descriptor: Int32, at offset: Int64) throws(SystemError) {
+        let result: SystemError? = data.withUnsafeBytes { raw in
+            do throws(SystemError) {
+                try write(raw, to: descriptor, at: offset)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let result { throw result }
+    }
+
+    /// Reads up to `count` bytes at `offset`; fewer only when the file ends first.
+    package func read(_ count: Int, from descriptor: Int32, at offset: Int64) throws(SystemError) -> Data {
+        var data = Data(count: count)
+        let result: (got: Int, failure: SystemError?) = data.withUnsafeMutableBytes { raw in
+            var done = 0
+            while done < count {
+                let got = syscalls.pread(descriptor, raw.baseAddress! + done, count - done, off_t(offset) + off_t(done))
+                if got < 0 {
+                    if errno == EINTR { continue }
+                    return (done, SystemError(call: "pread", code: errno))
+                }
+                if got == 0 { break }
+                done += got
+            }
+            return (done, nil)
+        }
+        if let failure = result.failure { throw failure }
+        if result.got < count { data.removeSubrange(result.got...) }
+        return data
+    }
+
+    /// Flushes a descriptor's written bytes to stable storage.
+    package func sync(_ descriptor: Int32) throws(SystemError) {
+        while syscalls.fsync(descriptor) != 0 {
+            if errno != EINTR { throw SystemError(call: "fsync", code: errno) }
+        }
+    }
+
+    /// Cuts or extends a descriptor's file to `length` bytes.
+    package func truncate(_ descriptor: Int32, to length: Int64) throws(SystemError) {
+        while syscalls.ftruncate(descriptor, off_t(length)) != 0 {
+            if errno != EINTR { throw SystemError(call: "ftruncate", code: errno) }
+        }
+    }
+
+    /// The status of an open descriptor.
+    package func status(_ descriptor: Int32) throws(SystemError) -> stat {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw SystemError(call: "fstat", code: errno) }
+        return info
+    }
+
+    // MARK: Whole files
+
+    /// Writes `data` to a new file at `path`; fails if anything (a symlink included) is there.
+    /// A failed write removes the partial file.
+    package func writeNewFile(_ data: Data, to path: String) throws(SystemError) {
+        let descriptor = try open(path, flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW)
+        defer { close(descriptor) }
+        do {
+            try write(data, to: descriptor, at: 0)
+        } catch {
+            remove(path)
+            throw error
+        }
+    }
+
+    /// Reads a whole regular file. A symlink is refused (`ELOOP`), a directory or device is
+    /// `EISDIR`/`EINVAL`, and a file that shrinks while read is `EIO`.
+    package func readFile(_ path: String) throws(SystemError) -> Data {
+        let descriptor = try open(path, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+        defer { close(descriptor) }
+        let info = try status(descriptor)
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: throw SystemError(call: "open", code: EISDIR)
+        default: throw SystemError(call: "open", code: EINVAL)
+        }
+        let size = Int(info.st_size)
+        let data = try read(size, from: descriptor, at: 0)
+        // The file shrank under us: not the entry that was indexed.
+        guard data.count == size else { throw SystemError(call: "pread", code: EIO) }
+        return data
+    }
+
+    /// Renames atomically, replacing any file at `destination`.
+    package func rename(_ source: String, to destination: String) throws(SystemError) {
+        guard syscalls.rename(source, destination) == 0 else { throw SystemError(call: "rename", code: errno) }
+    }
+
+    /// Removes a file (or a symlink itself, never its target), ignoring one already gone.
+    package func remove(_ path: String) {
+        _ = unlink(path)
+    }
+
+    /// Creates a directory and its parents.
+    package func makeDirectory(_ path: String) throws(SystemError) {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            let code = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError)?.code
+            throw SystemError(call: "mkdir", code: code.map(Int32.init) ?? EACCES)
+        }
+    }
+
+    /// One regular file found by ``listFiles(in:)``.
+    package struct ListedFile: Sendable, Hashable {
+        /// The file's name inside the directory.
+        package let name: String
+        /// Its size in bytes.
+        package let size: Int64
+        /// Its modification time, seconds since 1970.
+        package let modified: Double
+    }
+
+    /// Each regular file directly in `directory` (symlinks, directories and devices skipped,
+    /// since `lstat` is used); empty when the directory cannot be read.
+    package func listFiles(in directory: String) -> [ListedFile] {
+        guard let stream = opendir(directory) else { return [] }
+        defer { closedir(stream) }
+        var files: [ListedFile] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+            }
+            if name == "." || name == ".." { continue }
+            var info = stat()
+            guard lstat(directory + "/" + name, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
+            #if canImport(Darwin)
+            let modified = Double(info.st_mtimespec.tv_sec) + Double(info.st_mtimespec.tv_nsec) / 1e9
+            #else
+            let modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+            #endif
+            files.append(ListedFile(name: name, size: Int64(info.st_size), modified: modified))
+        }
+        return files
+    }
+}
+
+#if canImport(Glibc)
+private let systemClose = Glibc.close
+#elseif canImport(Darwin)
+private let systemClose = Darwin.close
+#endif

@@ -1,0 +1,115 @@
+import DouyinSupport
+import DouyinTestSupport
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The file layer against real files, with faults injected through the Syscalls seam (a
+/// mock, for what no real disk does on demand: ENOSPC, EIO, EINTR, short transfers).
+@Suite("FileIO")
+struct FileIOTests {
+    @Test func diskFullDuringWriteIsTypedAndLeavesNoPartialFile() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let injector = FaultInjector()
+        injector.fail(.pwrite, with: ENOSPC)
+        let files = FileIO(syscalls: Syscalls.system.injecting(injector))
+        let path = directory.appending("entry").path
+        #expect(throws: SystemError(call: "pwrite", code: ENOSPC)) {
+            try files.writeNewFile(Data(repeating: 7, count: 10_000), to: path)
+        }
+        #expect(!FileManager.default.fileExists(atPath: path))
+        #expect(SystemError(call: "pwrite", code: ENOSPC).isNoSpace)
+    }
+
+    @Test func shortTransfersAndInterruptionsStillMoveEveryByte() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let injector = FaultInjector()
+        injector.limitTransfers(to: 7)
+        injector.fail(.pwrite, with: EINTR, times: 5)
+        injector.fail(.pread, with: EINTR, times: 5)
+        injector.fail(.open, with: EINTR, times: 2)
+        let files = FileIO(syscalls: Syscalls.system.injecting(injector))
+        var random = SeededRandom(seed: 42)
+        let bytes = Data(random.bytes(10_000))
+        let path = directory.appending("entry").path
+        try files.writeNewFile(bytes, to: path)
+        #expect(try files.readFile(path) == bytes, "\(random)")
+        #expect(injector.injectedCount(.pwrite) == 5)
+        #expect(injector.injectedCount(.pread) == 5)
+        #expect(injector.injectedCount(.open) == 2)
+    }
+
+    @Test func ioErrorOnReadIsTyped() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.appending("entry").path
+        try FileIO().writeNewFile(Data("hello".utf8), to: path)
+        let injector = FaultInjector()
+        injector.fail(.pread, with: EIO, times: 1)
+        let files = FileIO(syscalls: Syscalls.system.injecting(injector))
+        #expect(throws: SystemError(call: "pread", code: EIO)) { try files.readFile(path) }
+        #expect(try files.readFile(path) == Data("hello".utf8))  // healed after one failure
+    }
+
+    @Test func positionedWritesAndReadsAtInt64Offsets() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let files = FileIO()
+        let descriptor = try files.open(directory.appending("sparse").path, flags: O_RDWR | O_CREAT)
+        defer { files.close(descriptor) }
+        let offset: Int64 = 3 << 30  // past 2^31: offsets must not go through Int32
+        try files.write(Data("tail".utf8), to: descriptor, at: offset)
+        #expect(try files.read(4, from: descriptor, at: offset) == Data("tail".utf8))
+        #expect(try files.read(10, from: descriptor, at: offset + 2) == Data("il".utf8))  // short at the end
+        #expect(try files.read(4, from: descriptor, at: 0) == Data(repeating: 0, count: 4))  // a hole reads zeros
+        try files.sync(descriptor)
+        try files.truncate(descriptor, to: 0)
+        #expect(try files.status(descriptor).st_size == 0)
+    }
+
+    /// A symlink, a directory or a FIFO where a cache file should be is refused, never followed
+    /// or blocked on; writing a new file never goes through a planted symlink.
+    @Test func plantedSymlinksDirectoriesAndFIFOsAreRefused() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let files = FileIO()
+        let victim = directory.appending("victim").path
+        try files.writeNewFile(Data("victim".utf8), to: victim)
+        let link = directory.appending("link").path
+        #expect(symlink(victim, link) == 0)
+        #expect(throws: SystemError(call: "open", code: ELOOP)) { try files.readFile(link) }
+        #expect(throws: SystemError(call: "open", code: EEXIST)) { try files.writeNewFile(Data("x".utf8), to: link) }
+        #expect(try files.readFile(victim) == Data("victim".utf8))
+
+        let folder = directory.appending("folder").path
+        try files.makeDirectory(folder)
+        #expect(throws: SystemError(call: "open", code: EISDIR)) { try files.readFile(folder) }
+
+        let fifo = directory.appending("fifo").path
+        #expect(mkfifo(fifo, 0o644) == 0)
+        #expect(throws: SystemError(call: "open", code: EINVAL)) { try files.readFile(fifo) }
+
+        let listed = files.listFiles(in: directory.url.path).map(\.name)
+        #expect(listed == ["victim"])
+    }
+
+    @Test func renameFailureIsTyped() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let injector = FaultInjector()
+        injector.fail(.rename, with: EIO)
+        let files = FileIO(syscalls: Syscalls.system.injecting(injector))
+        let source = directory.appending("a").path
+        try files.writeNewFile(Data("a".utf8), to: source)
+        #expect(throws: SystemError(call: "rename", code: EIO)) { try files.rename(source, to: directory.appending("b").path) }
+        injector.heal(.rename)
+        try files.rename(source, to: directory.appending("b").path)
+        #expect(try files.readFile(directory.appending("b").path) == Data("a".utf8))
+    }
+}
