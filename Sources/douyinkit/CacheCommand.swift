@@ -12,8 +12,11 @@ enum CacheCommand {
             throw ToolError.usage(usage)
         }
         guard let directory = options.string("--dir") else { throw ToolError.usage(usage) }
-        let output = options.string("--out")
+        let outputPath = options.string("--out")
         try options.finish()
+        // Checked before the fetch, so a refused --out costs no download.
+        var output: OutputFile? = nil
+        if let outputPath { output = try OutputFile(path: outputPath) }
         let cache: TwoTierCache
         do {
             cache = try TwoTierCache(directory: URL(fileURLWithPath: directory))
@@ -22,12 +25,9 @@ enum CacheCommand {
         }
         let (data, source) = try await cache.fetch(url)
         printError("source=\(source.rawValue)")
-        if let output {
-            do {
-                try data.write(to: URL(fileURLWithPath: output))
-            } catch {
-                throw ToolError.failed("cannot write \(output)")
-            }
+        if let file = output.take() {
+            try file.write(data)
+            try file.commit()
         } else {
             FileHandle.standardOutput.write(data)
         }
