@@ -146,8 +146,106 @@ def main():
     names = [("weixiao", "[微笑]"), ("keai", "[可爱]"), ("ziya", "[呲牙]"), ("kuye", "[枯叶]"), ("baiyan", "[白眼]")]
     write("emotions.json", {"dict": dict(names), "array": [["weixiao", "keai", "ziya"], ["kuye", "baiyan", "missing"]]})
 
+    write_real_shapes()
+
     write("error.json", {"code": 2001, "message": "aweme not found", "data": None})
     write("empty.json", envelope([], total_count=0, has_more=0))
+
+
+# Shapes of Douyin's and TikTok's own APIs, which send far fewer fields than the demo backend
+# (DESIGN.md, "The data"). Written here with this project's own values; only the set of keys and
+# the value forms (counts as numeric strings, ids as strings) follow the real responses.
+
+def sparse_image(uri, size):
+    # The real web API adds the picture's size beside {uri, url_list}; the models ignore it.
+    return {"uri": uri, "url_list": [f"https://p9.example-cdn.test/img/{size}/{uri}.webp"], "width": 720, "height": 720}
+
+
+def share_page_author(uid, nickname, *, total_favorited):
+    # A share page's author: no gender, constellation, birthday, is_verified or create_time;
+    # total_favorited and the other counts arrive as numeric strings.
+    return {
+        "uid": str(uid), "short_id": str(uid % 1000000000), "nickname": nickname, "signature": "daily clips",
+        "avatar_thumb": sparse_image(f"st{uid}", "100x100"), "avatar_medium": sparse_image(f"sm{uid}", "720x720"),
+        "avatar_larger": sparse_image(f"sl{uid}", "1080x1080"), "unique_id": f"share{uid}",
+        "sec_uid": f"MS4wLjABAAAA{uid}", "follow_status": 0, "total_favorited": str(total_favorited),
+        "follower_count": str(total_favorited // 7), "following_count": 12, "aweme_count": "31",
+        "favoriting_count": 0, "followers_detail": None, "platform_sync_info": None,
+        "geofencing": None, "policy_version": None, "type_label": None, "card_entries": None,
+    }
+
+
+def share_page_item(n, author):
+    # A share page's list item: no create_time, author_user_id or share_url.
+    aweme_id = str(7200000000000000000 + n)
+    return {
+        "aweme_id": aweme_id, "desc": f"share page clip {n} #city", "author": author,
+        "music": {"id": 7100000000000000000 + n, "id_str": str(7100000000000000000 + n), "title": f"original sound {n}",
+                  "author": author["nickname"], "cover_thumb": sparse_image(f"mt{n}", "168x168"),
+                  "play_url": {"uri": f"https://music.example-cdn.test/{n}.mp3", "url_list": []}, "duration": 15},
+        "video": {"play_addr": sparse_image(f"sp{n}", "play"), "cover": sparse_image(f"sc{n}", "cover"),
+                  "height": 1024, "width": 576, "dynamic_cover": sparse_image(f"sd{n}", "dynamic"),
+                  "origin_cover": sparse_image(f"so{n}", "origin"), "ratio": "540p",
+                  "download_addr": sparse_image(f"sw{n}", "download"), "has_watermark": True,
+                  "bit_rate": None, "duration": 15000 + n},
+        "statistics": {"aweme_id": aweme_id, "comment_count": 40 + n, "digg_count": str(5000 + n),
+                       "play_count": 0, "share_count": 3, "forward_count": 1},
+        "text_extra": [{"start": len(f"share page clip {n} "), "end": len(f"share page clip {n} #city"), "type": 1,
+                        "hashtag_name": "city"}],
+        "video_labels": None, "aweme_type": 4, "image_infos": None, "risk_infos": {"warn": False, "type": 0, "content": ""},
+        "position": None, "uniqid_position": None, "comment_list": None, "geofencing": [], "video_text": None,
+        "label_top_text": None, "promotions": None, "long_video": None, "cha_list": None,
+    }
+
+
+def web_comment_user(uid, nickname):
+    # A web comment's user: no signature, no avatar_medium / avatar_larger, no counts.
+    return {"uid": str(uid), "short_id": "0", "nickname": nickname, "avatar_thumb": sparse_image(f"wt{uid}", "100x100"),
+            "unique_id": "", "sec_uid": f"MS4wLjABAAAA{uid}", "custom_verify": "", "region": "CN"}
+
+
+def web_comment(cid, text, user, *, digg):
+    # No user_type: Douyin's own comments never carry one.
+    return {"cid": str(cid), "text": text, "aweme_id": "7200000000000000001", "create_time": 1690000000 + cid % 1000,
+            "digg_count": digg, "status": 1, "user": user, "reply_id": "0", "user_digged": 0,
+            "reply_comment": None, "text_extra": [], "reply_comment_total": 2, "is_author_digged": False,
+            "ip_label": "Shanghai", "label_list": None}
+
+
+def tiktok_comment(cid, text, user):
+    return {"cid": str(cid), "text": text, "aweme_id": "7300000000000000009", "create_time": 1700000000 + cid % 1000,
+            "digg_count": 1200 + cid % 10, "user": user, "reply_comment_total": 0, "comment_language": "en",
+            "is_comment_translatable": True, "status": 1, "user_buried": False, "user_digged": 0}
+
+
+def tiktok_user(uid, nickname):
+    # No short_id, no user_type around it.
+    return {"uid": str(uid), "nickname": nickname, "unique_id": nickname.lower().replace(" ", "_"),
+            "avatar_thumb": sparse_image(f"tt{uid}", "100x100"), "sec_uid": f"MS4wLjABAAAAtt{uid}",
+            "ins_id": "", "twitter_id": "", "youtube_channel_id": ""}
+
+
+def write_real_shapes():
+    author = share_page_author(88123000001, "Harbour Lights", total_favorited=416017)
+    write("douyin-share-page-awemes.json", {
+        "status_code": 0, "aweme_list": [share_page_item(n, author) for n in (1, 2)],
+        "max_cursor": 1690000000000, "min_cursor": 1680000000000, "has_more": True,
+        "extra": {"now": 1690000500000, "logid": "20230722000000000000000000000000"},
+    })
+    write("douyin-share-page-user.json", {"status_code": 0, "user_info": author,
+                                           "extra": {"now": 1690000500000}})
+    write("douyin-web-comments.json", {
+        "status_code": 0, "comments": [
+            web_comment(7250000000000000001, "the light at 0:12 👌", web_comment_user(90000000001, "morning tea"), digg=321),
+            web_comment(7250000000000000002, "where is this?", web_comment_user(90000000002, "Q"), digg="12"),
+        ], "cursor": 2, "has_more": 1, "total": 57,
+    })
+    write("tiktok-comments.json", {
+        "status_code": 0, "comments": [
+            tiktok_comment(7310000000000000003, "this slaps", tiktok_user(6800000000000000001, "River Stone")),
+            tiktok_comment(7310000000000000004, "part 2 please", tiktok_user(6800000000000000002, "Ana B")),
+        ], "cursor": 20, "has_more": 0, "total": 2,
+    })
 
 
 if __name__ == "__main__":

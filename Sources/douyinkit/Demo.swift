@@ -126,11 +126,14 @@ enum Demo {
         let page = try JSONDecoder().decode(APIResponse<[Aweme]>.self, from: data).page()
         print("== Feed (Fixtures/api/feed.json): \(page.items.count) videos, has_more=\(page.hasMore)")
         for aweme in page.items {
-            let author = aweme.author?.nickname ?? "uid \(aweme.authorUserID)"
-            let seconds = String(format: "%.1f", aweme.video.durationSeconds)
+            let author = aweme.author?.nickname ?? "uid \(aweme.authorUserID ?? "?")"
+            let seconds = aweme.video?.duration.map { String(format: "%.1f", Double($0) / 1000) } ?? "?"
+            // Counts the response left out print as "?" (DouyinModels: only identity is required).
+            let counts = aweme.statistics ?? Statistics()
+            func shown(_ count: Int?) -> String { count.map(String.init) ?? "?" }
             print("  \(author) — \"\(aweme.desc)\"")
-            print("    \(aweme.statistics.diggCount) likes · \(aweme.statistics.commentCount) comments · "
-                + "\(aweme.statistics.shareCount) shares · \(seconds) s · music \"\(aweme.music?.title ?? "none")\"")
+            print("    \(shown(counts.diggCount)) likes · \(shown(counts.commentCount)) comments · "
+                + "\(shown(counts.shareCount)) shares · \(seconds) s · music \"\(aweme.music?.title ?? "none")\"")
             for extra in aweme.textExtra {
                 if let text = aweme.text(of: extra) { print("    tag: \(text)") }
             }

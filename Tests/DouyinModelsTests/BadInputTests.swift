@@ -48,7 +48,12 @@ struct BadInputTests {
         Corruption(path: ["data", "0", "statistics", "digg_count"], json: #""many""#),
         Corruption(path: ["data", "1", "aweme_id"], json: "true"),
         Corruption(path: ["data", "2", "create_time"], json: #""yesterday""#),
-        Corruption(path: ["data", "0", "video"], json: "null"),
+        Corruption(path: ["data", "0", "video"], json: #""none""#),
+        Corruption(path: ["data", "0", "author", "total_favorited"], json: #""many""#),
+        Corruption(path: ["data", "1", "statistics", "comment_count"], json: "1.5"),
+        Corruption(path: ["data", "1", "statistics", "play_count"], json: #""99999999999999999999""#),
+        Corruption(path: ["data", "3", "author", "follower_count"], json: #""1e3""#),
+        Corruption(path: ["data", "2", "author", "gender"], json: #""2""#),
         Corruption(path: ["data", "0", "author", "nickname"], json: #"["not", "a", "name"]"#),
         Corruption(path: ["data", "2", "cha_list"], json: #""none""#),
         Corruption(path: ["data", "0", "aweme_id"], json: "123456789012345678901234"),
@@ -64,14 +69,27 @@ struct BadInputTests {
         #expect(error.summary.contains("found a boolean"))
     }
 
-    @Test func missingRequiredKeyNamesThePath() throws {
+    @Test func missingIdentityNamesThePath() throws {
         var root = try #require(try JSONSerialization.jsonObject(with: Fixtures.data("api/feed.json")) as? [String: Any])
         var items = try #require(root["data"] as? [[String: Any]])
-        items[2]["statistics"] = nil
+        items[2]["aweme_id"] = nil
         root["data"] = items
         let error = try #require(decodingError(JSONSerialization.data(withJSONObject: root)))
-        #expect(error.jsonPath == "data[2].statistics")
+        #expect(error.jsonPath == "data[2].aweme_id")
         #expect(error.summary.contains("missing"))
+    }
+
+    @Test(arguments: [["data", "0", "aweme_id"], ["data", "1", "author", "uid"], ["data", "2", "cha_list", "0", "cid"]])
+    func nullIdentityNamesThePath(_ path: [String]) throws {
+        let error = try #require(decodingError(feed(replacing: path, withJSON: "null")))
+        #expect(error.jsonPath == Corruption(path: path, json: "null").expectedPath)
+    }
+
+    @Test func nullOrMissingObjectsAreAbsent() throws {
+        let data = try feed(replacing: ["data", "0", "video"], withJSON: "null")
+        let feed = try JSONDecoder().decode(APIResponse<[Aweme]>.self, from: data).value()
+        #expect(feed[0].video == nil)
+        #expect(feed[1].video != nil)
     }
 
     @Test func truncatedJSONAtEveryCutPointThrows() throws {

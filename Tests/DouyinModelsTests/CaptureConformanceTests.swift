@@ -27,10 +27,10 @@ struct CaptureConformanceTests {
         #expect(page.reportedTotalCount == reportedTotal)
         #expect(!page.hasMore)
         for aweme in page.items {
-            #expect(aweme.statistics.awemeID == aweme.awemeID)
+            #expect(aweme.statistics?.awemeID == aweme.awemeID)
             #expect(aweme.awemeID.count == 19)
             if let music = aweme.music, let idStr = music.idStr { #expect(music.id == idStr) }
-            #expect(!aweme.video.playAddr.urlList.isEmpty)
+            #expect(!(aweme.video?.playAddr?.urlList.isEmpty ?? true))
         }
     }
 
@@ -40,9 +40,9 @@ struct CaptureConformanceTests {
         #expect(first.awemeID == "6568644489458486535")
         #expect(first.authorUserID == "97795069353")
         #expect(first.desc == "最后生无可恋的囧哥")
-        #expect(first.statistics.diggCount == 70451)
+        #expect(first.statistics?.diggCount == 70451)
         #expect(first.music?.id == "6565308767775394568")
-        #expect(first.video.duration == 10170)
+        #expect(first.video?.duration == 10170)
         #expect(first.music?.duration == 10)
         #expect(try first.music?.decodedExtra()?["has_edited"] == .integer(0))
         #expect(awemes.contains { $0.chaList.isEmpty })

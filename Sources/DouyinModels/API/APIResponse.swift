@@ -1,7 +1,7 @@
 /// The envelope around every API answer: `{code, message, data, total_count?, has_more?}`.
 ///
-/// `code` 0 is success. `data` is absent or `null` on most failures, so it is optional here;
-/// ``value()`` turns a failure into a typed ``APIError``.
+/// `code` 0 is success and is the one required key; `message` reads as "" when absent. `data` is absent or `null` on most failures, so it is optional here;
+/// ``value()`` turns a failure into a typed ``ModelsError``.
 public struct APIResponse<T: Codable & Sendable & Hashable>: Codable, Sendable, Hashable {
     /// The server's status code; 0 is success.
     public var code: Int
@@ -10,6 +10,7 @@ public struct APIResponse<T: Codable & Sendable & Hashable>: Codable, Sendable, 
     /// The payload, when the server sent one.
     public var data: T?
     /// The server's count of all items; it can disagree with the items sent, so prefer `data`.
+    /// `nil` when absent; read from a number or a numeric string, written back as a number.
     public var totalCount: Int?
     /// Whether a further page exists; the API sends 0/1, sometimes `true`/`false`.
     public var hasMore: Bool?
@@ -35,7 +36,7 @@ public struct APIResponse<T: Codable & Sendable & Hashable>: Codable, Sendable, 
         code = try container.decode(Int.self, forKey: .code)
         message = try container.decodeIfPresent(String.self, forKey: .message) ?? ""
         data = try container.decodeIfPresent(T.self, forKey: .data)
-        totalCount = try container.decodeIfPresent(Int.self, forKey: .totalCount)
+        totalCount = try container.decodeCountIfPresent(forKey: .totalCount)
         if let flag = try? container.decodeIfPresent(Bool.self, forKey: .hasMore) {
             hasMore = flag
         } else if let number = try container.decodeIfPresent(Int.self, forKey: .hasMore) {
@@ -55,8 +56,8 @@ public struct APIResponse<T: Codable & Sendable & Hashable>: Codable, Sendable, 
         try container.encodeIfPresent(hasMore.map { $0 ? 1 : 0 }, forKey: .hasMore)
     }
 
-    /// The payload, or the server's failure as an ``APIError``.
-    public func value() throws(APIError) -> T {
+    /// The payload, or the server's failure as a ``ModelsError``.
+    public func value() throws(ModelsError) -> T {
         guard code == 0 else { throw .server(code: code, message: message) }
         guard let data else { throw .missingData }
         return data
@@ -81,15 +82,16 @@ public struct Page<Element: Sendable & Hashable>: Sendable, Hashable {
 }
 
 extension APIResponse {
-    /// The response as a page of its list, or the server's failure as an ``APIError``.
-    public func page<Element>() throws(APIError) -> Page<Element> where T == [Element] {
+    /// The response as a page of its list, or the server's failure as a ``ModelsError``.
+    public func page<Element>() throws(ModelsError) -> Page<Element> where T == [Element] {
         Page(items: try value(), hasMore: hasMore ?? false, reportedTotalCount: totalCount)
     }
 }
 
-/// A response the server marked as failed, or one without the payload it promised.
-public enum APIError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The server answered with a non-zero `code`.
+/// Why an envelope carries no payload: the server marked it as failed, or it promised one and
+/// sent none. Errors in the JSON itself are `DecodingError`s; see ``Swift/DecodingError/summary``.
+public enum ModelsError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The server answered with a non-zero `code`, and its `message`.
     case server(code: Int, message: String)
     /// `code` was 0 but `data` was missing or `null`.
     case missingData

@@ -1,56 +1,63 @@
 import Foundation
 
 /// A registered account: a video author, a commenter, the profile owner.
+///
+/// Only ``uid`` is required. Douyin's share pages, web comments and TikTok send far fewer
+/// fields than the demo backend, so every other field is `nil` when the response leaves it out
+/// (or sends `null`), except the text fields, which read as "".
 public struct User: Codable, Sendable, Hashable {
-    /// The account's numeric id, as a string.
-    @FlexibleID public var uid: String
-    /// The short numeric id shown on the profile.
-    @FlexibleID public var shortID: String
-    /// The user-chosen handle; often empty.
+    /// The account's numeric id, as a string (the API sends a string or a number).
+    public var uid: String
+    /// The short numeric id shown on the profile; `nil` when absent (TikTok has none).
+    public var shortID: String?
+    /// The user-chosen handle; often empty, `nil` when absent.
     public var uniqueID: String?
-    /// The display name.
+    /// The display name; "" when absent.
     public var nickname: String
-    /// 0 unknown, 1 male, 2 female.
-    public var gender: Int
-    /// The profile's bio line.
+    /// 0 unknown, 1 male, 2 female; `nil` when absent (share pages and web comments).
+    public var gender: Int?
+    /// The profile's bio line; "" when absent (web-comment users carry none).
     public var signature: String
-    /// The 100×100 avatar.
-    public var avatarThumb: ImageSet
-    /// The 720×720 avatar.
-    public var avatarMedium: ImageSet
-    /// The 1080×1080 avatar.
-    public var avatarLarger: ImageSet
-    /// The avatar's content id; `null` for some users.
+    /// The 100×100 avatar; `nil` when absent.
+    public var avatarThumb: ImageSet?
+    /// The 720×720 avatar; `nil` when absent (web-comment users).
+    public var avatarMedium: ImageSet?
+    /// The 1080×1080 avatar; `nil` when absent (web-comment users).
+    public var avatarLarger: ImageSet?
+    /// The avatar's content id; `nil` when absent or `null`.
     public var avatarURI: String?
-    /// How many accounts follow this one.
-    public var followerCount: Int
-    /// How many accounts this one follows.
-    public var followingCount: Int
-    /// How many videos this account posted.
-    public var awemeCount: Int
-    /// How many videos this account liked.
-    public var favoritingCount: Int
-    /// How many likes this account's videos received in all.
-    public var totalFavorited: Int
-    /// Zodiac sign, 1…12.
-    public var constellation: Int
-    /// Birthday as the API writes it, `yyyy-MM-dd`.
-    public var birthday: String
-    /// Two-letter region code.
+    /// How many accounts follow this one; `nil` when absent. Sent as a number or a numeric string.
+    public var followerCount: Int?
+    /// How many accounts this one follows; `nil` when absent. Number or numeric string.
+    public var followingCount: Int?
+    /// How many videos this account posted; `nil` when absent. Number or numeric string.
+    public var awemeCount: Int?
+    /// How many videos this account liked; `nil` when absent. Number or numeric string.
+    public var favoritingCount: Int?
+    /// How many likes this account's videos received in all; `nil` when absent. Share pages send
+    /// it as a numeric string (`"416403"`); it is re-encoded as a JSON number.
+    public var totalFavorited: Int?
+    /// Zodiac sign, 1…12; `nil` when absent.
+    public var constellation: Int?
+    /// Birthday as the API writes it, `yyyy-MM-dd`; `nil` when absent.
+    public var birthday: String?
+    /// Two-letter region code; `nil` when absent.
     public var region: String?
-    /// Whether the account is verified.
-    public var isVerified: Bool
-    /// The verification line shown under the name; often empty.
+    /// Whether the account is verified; `nil` when absent.
+    public var isVerified: Bool?
+    /// The verification line shown under the name; often empty, `nil` when absent.
     public var customVerify: String?
-    /// When the account was created (the epoch for accounts the API does not date).
-    @UnixTime public var createTime: Date
-    /// The profile's share QR code content id; `null` for some users.
+    /// When the account was created (the API sends 0 for accounts it does not date, which reads
+    /// as 1970); `nil` when absent.
+    public var createTime: Date?
+    /// The profile's share QR code content id; `nil` when absent or `null`.
     public var shareQRCodeURI: String?
-    /// The badge icon shown on the author's videos; its `url_list` may be `null`.
+    /// The badge icon shown on the author's videos (its `url_list` may be `null`: empty then);
+    /// `nil` when absent.
     public var videoIcon: ImageSet?
-    /// The badge icon's virtual URI; `null` for some users.
+    /// The badge icon's virtual URI; `nil` when absent or `null`.
     public var videoIconVirtualURI: String?
-    /// Whether the viewer follows this account (0 no, 1 yes, 2 mutual).
+    /// Whether the viewer follows this account (0 no, 1 yes, 2 mutual); `nil` when absent.
     public var followStatus: Int?
 
     enum CodingKeys: String, CodingKey {
@@ -74,25 +81,120 @@ public struct User: Codable, Sendable, Hashable {
         case videoIconVirtualURI = "video_icon_virtual_URI"
         case followStatus = "follow_status"
     }
+
+    /// A user with only its identity; every other field empty or `nil`.
+    public init(uid: String, nickname: String = "") {
+        self.uid = uid
+        self.nickname = nickname
+        signature = ""
+    }
+
+    /// Decodes a user; only `uid` is required (see the type's notes).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        uid = try c.decodeID(forKey: .uid)
+        shortID = try c.decodeIDIfPresent(forKey: .shortID)
+        uniqueID = try c.decodeIfPresent(String.self, forKey: .uniqueID)
+        nickname = try c.decodeText(forKey: .nickname)
+        gender = try c.decodeIfPresent(Int.self, forKey: .gender)
+        signature = try c.decodeText(forKey: .signature)
+        avatarThumb = try c.decodeIfPresent(ImageSet.self, forKey: .avatarThumb)
+        avatarMedium = try c.decodeIfPresent(ImageSet.self, forKey: .avatarMedium)
+        avatarLarger = try c.decodeIfPresent(ImageSet.self, forKey: .avatarLarger)
+        avatarURI = try c.decodeIfPresent(String.self, forKey: .avatarURI)
+        followerCount = try c.decodeCountIfPresent(forKey: .followerCount)
+        followingCount = try c.decodeCountIfPresent(forKey: .followingCount)
+        awemeCount = try c.decodeCountIfPresent(forKey: .awemeCount)
+        favoritingCount = try c.decodeCountIfPresent(forKey: .favoritingCount)
+        totalFavorited = try c.decodeCountIfPresent(forKey: .totalFavorited)
+        constellation = try c.decodeIfPresent(Int.self, forKey: .constellation)
+        birthday = try c.decodeIfPresent(String.self, forKey: .birthday)
+        region = try c.decodeIfPresent(String.self, forKey: .region)
+        isVerified = try c.decodeIfPresent(Bool.self, forKey: .isVerified)
+        customVerify = try c.decodeIfPresent(String.self, forKey: .customVerify)
+        createTime = try c.decodeUnixTimeIfPresent(forKey: .createTime)
+        shareQRCodeURI = try c.decodeIfPresent(String.self, forKey: .shareQRCodeURI)
+        videoIcon = try c.decodeIfPresent(ImageSet.self, forKey: .videoIcon)
+        videoIconVirtualURI = try c.decodeIfPresent(String.self, forKey: .videoIconVirtualURI)
+        followStatus = try c.decodeIfPresent(Int.self, forKey: .followStatus)
+    }
+
+    /// Encodes with the API's keys, leaving out what is `nil`; counts are written as numbers.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(uid, forKey: .uid)
+        try c.encodeIfPresent(shortID, forKey: .shortID)
+        try c.encodeIfPresent(uniqueID, forKey: .uniqueID)
+        try c.encode(nickname, forKey: .nickname)
+        try c.encodeIfPresent(gender, forKey: .gender)
+        try c.encode(signature, forKey: .signature)
+        try c.encodeIfPresent(avatarThumb, forKey: .avatarThumb)
+        try c.encodeIfPresent(avatarMedium, forKey: .avatarMedium)
+        try c.encodeIfPresent(avatarLarger, forKey: .avatarLarger)
+        try c.encodeIfPresent(avatarURI, forKey: .avatarURI)
+        try c.encodeIfPresent(followerCount, forKey: .followerCount)
+        try c.encodeIfPresent(followingCount, forKey: .followingCount)
+        try c.encodeIfPresent(awemeCount, forKey: .awemeCount)
+        try c.encodeIfPresent(favoritingCount, forKey: .favoritingCount)
+        try c.encodeIfPresent(totalFavorited, forKey: .totalFavorited)
+        try c.encodeIfPresent(constellation, forKey: .constellation)
+        try c.encodeIfPresent(birthday, forKey: .birthday)
+        try c.encodeIfPresent(region, forKey: .region)
+        try c.encodeIfPresent(isVerified, forKey: .isVerified)
+        try c.encodeIfPresent(customVerify, forKey: .customVerify)
+        try c.encodeUnixTimeIfPresent(createTime, forKey: .createTime)
+        try c.encodeIfPresent(shareQRCodeURI, forKey: .shareQRCodeURI)
+        try c.encodeIfPresent(videoIcon, forKey: .videoIcon)
+        try c.encodeIfPresent(videoIconVirtualURI, forKey: .videoIconVirtualURI)
+        try c.encodeIfPresent(followStatus, forKey: .followStatus)
+    }
 }
 
 /// An anonymous app install that joined the group chat or commented without an account.
+///
+/// Only ``uid`` is required; the avatars are `nil` and ``udid`` is "" when absent.
 public struct Visitor: Codable, Sendable, Hashable {
-    /// The visitor's id on the chat server.
-    @FlexibleID public var uid: String
-    /// The device id the visitor was created for.
+    /// The visitor's id on the chat server (a string or a number in the JSON).
+    public var uid: String
+    /// The device id the visitor was created for (the md5 of the device's id); "" when absent.
     public var udid: String
-    /// The 50×50 avatar.
-    public var avatarThumbnail: PictureInfo
-    /// The 200×200 avatar.
-    public var avatarMedium: PictureInfo
-    /// The 500×500 avatar.
-    public var avatarLarge: PictureInfo
+    /// The 50×50 avatar; `nil` when absent.
+    public var avatarThumbnail: PictureInfo?
+    /// The 200×200 avatar; `nil` when absent.
+    public var avatarMedium: PictureInfo?
+    /// The 500×500 avatar; `nil` when absent.
+    public var avatarLarge: PictureInfo?
 
     enum CodingKeys: String, CodingKey {
         case uid, udid
         case avatarThumbnail = "avatar_thumbnail"
         case avatarMedium = "avatar_medium"
         case avatarLarge = "avatar_large"
+    }
+
+    /// A visitor with only its identity and device id.
+    public init(uid: String, udid: String = "") {
+        self.uid = uid
+        self.udid = udid
+    }
+
+    /// Decodes a visitor; only `uid` is required.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        uid = try c.decodeID(forKey: .uid)
+        udid = try c.decodeText(forKey: .udid)
+        avatarThumbnail = try c.decodeIfPresent(PictureInfo.self, forKey: .avatarThumbnail)
+        avatarMedium = try c.decodeIfPresent(PictureInfo.self, forKey: .avatarMedium)
+        avatarLarge = try c.decodeIfPresent(PictureInfo.self, forKey: .avatarLarge)
+    }
+
+    /// Encodes with the API's keys, leaving out what is `nil`.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(uid, forKey: .uid)
+        try c.encode(udid, forKey: .udid)
+        try c.encodeIfPresent(avatarThumbnail, forKey: .avatarThumbnail)
+        try c.encodeIfPresent(avatarMedium, forKey: .avatarMedium)
+        try c.encodeIfPresent(avatarLarge, forKey: .avatarLarge)
     }
 }
