@@ -9,9 +9,10 @@
 /// 2. A send whose key is waiting **accumulates** into the waiting unit.
 /// 3. Otherwise it makes a **new unit** on the track with the fewest units (on screen plus
 ///    waiting; ties: lowest index), shown at once when that track is free.
-/// 4. A unit reaching ``GiftConfiguration/maxCombo`` closes; what is left of the send, and
-///    later sends of that key, start a new run.
-/// 5. A unit hides ``GiftConfiguration/comboWindow`` after its show or last combo; the next
+/// 4. A single send is never split: the send that makes a unit reach or pass
+///    ``Configuration/maxCombo`` stays whole in that unit (10 with a cap of 5, or 105 from 95),
+///    which then closes; later sends of that key start a new run.
+/// 5. A unit hides ``Configuration/comboWindow`` after its show or last combo; the next
 ///    waiting unit of its track shows at that moment.
 /// 6. `firstDisplay` fires once per unit, right after its first `show`.
 /// 7. Priority orders waiting units; the queue bound drops the lowest-priority, newest waiting
@@ -21,16 +22,26 @@
 ///
 /// At equal times, timers fire before a send. A time earlier than the engine's current time
 /// is treated as the current time, so the clock never runs backwards.
+///
+/// Values the engine cannot represent are refused with a ``GiftError`` and leave it unchanged:
+/// a count or value beyond ``GiftSend/maximumCount``, a time after ``maximumTime``, a
+/// configuration outside its ranges. All arithmetic is in integers.
 public struct GiftComboEngine: Sendable {
     /// The rules' parameters.
-    public let configuration: GiftConfiguration
+    public let configuration: Configuration
+
+    /// The latest time the engine takes, 2⁵³ ms (about 285,000 years): every time it reports,
+    /// a deadline included, then stays exact even for a reader that parses milliseconds into a
+    /// `Double` (JavaScript, JSON tools), and far from `Duration`'s own limits.
+    public static let maximumTime: Duration = .milliseconds(Int64(1) << 53)
     /// The latest time the engine has seen.
     public private(set) var now: Duration = .zero
 
     private struct Unit: Sendable {
         let key: GiftKey
         let track: Int
-        let priority: Int
+        let priority: Int64
+        /// Less than 2 × ``GiftSend/maximumCount``: below the cap, plus one whole send.
         var count: Int
         /// When it hides; `nil` while it waits.
         var hideAt: Duration?
@@ -49,7 +60,11 @@ public struct GiftComboEngine: Sendable {
     private var nextUnitID = 0
 
     /// Makes an idle engine.
-    public init(configuration: GiftConfiguration = GiftConfiguration()) {
+    ///
+    /// - Throws: ``GiftError/configurationOutOfRange(field:value:allowed:)`` for a field
+    ///   outside its documented range.
+    public init(configuration: Configuration = Configuration()) throws(GiftError) {
+        try configuration.validate()
         self.configuration = configuration
         tracks = Array(repeating: Track(), count: configuration.tracks)
     }
@@ -75,16 +90,26 @@ public struct GiftComboEngine: Sendable {
     }
 
     /// Applies one send at `time`, first firing every timer due by then.
-    public mutating func send(_ send: GiftSend, at time: Duration) -> [GiftEvent] {
+    ///
+    /// - Throws: ``GiftError`` for a count, value or time the engine cannot take; nothing
+    ///   changes then, not even the clock.
+    public mutating func send(_ send: GiftSend, at time: Duration) throws(GiftError) -> [GiftEvent] {
         var events: [GiftEvent] = []
-        self.send(send, at: time, into: &events)
+        try self.send(send, at: time, into: &events)
         return events
     }
 
     /// Applies one send at `time`, appending the events to `events` (no allocation per call).
-    public mutating func send(_ send: GiftSend, at time: Duration, into events: inout [GiftEvent]) {
-        advance(to: time, into: &events)
-        var increase: Int
+    ///
+    /// - Throws: as ``send(_:at:)``; `events` is unchanged then.
+    public mutating func send(_ send: GiftSend, at time: Duration, into events: inout [GiftEvent]) throws(GiftError) {
+        switch send.count {
+        case .increment(let count), .absolute(let count):
+            guard count <= GiftSend.maximumCount else { throw .countOutOfRange(send.count, key: send.key) }
+        }
+        guard send.value.magnitude <= GiftSend.maximumCount else { throw .valueOutOfRange(send.value, key: send.key) }
+        try advance(to: time, into: &events)
+        let increase: Int
         switch send.count {
         case .increment(let count):
             increase = count
@@ -93,24 +118,41 @@ public struct GiftComboEngine: Sendable {
         }
         guard increase > 0 else { return }
         if let id = openUnit[send.key] {
-            increase = grow(id, by: increase, into: &events)
-        }
-        while increase > 0 {
-            let count = min(increase, configuration.maxCombo)
-            makeUnit(for: send, count: count, into: &events)
-            increase -= count
+            grow(id, by: increase, into: &events)
+        } else {
+            makeUnit(for: send, count: increase, into: &events)
         }
     }
 
     /// Fires every timer due at or before `time`, in time order (ties: lowest track).
-    public mutating func advance(to time: Duration) -> [GiftEvent] {
+    ///
+    /// - Throws: ``GiftError/timeOutOfRange(_:)`` for a time after ``maximumTime``.
+    public mutating func advance(to time: Duration) throws(GiftError) -> [GiftEvent] {
         var events: [GiftEvent] = []
-        advance(to: time, into: &events)
+        try advance(to: time, into: &events)
         return events
     }
 
     /// Fires every timer due at or before `time`, appending the events to `events`.
-    public mutating func advance(to time: Duration, into events: inout [GiftEvent]) {
+    ///
+    /// - Throws: ``GiftError/timeOutOfRange(_:)`` for a time after ``maximumTime``.
+    public mutating func advance(to time: Duration, into events: inout [GiftEvent]) throws(GiftError) {
+        guard time <= Self.maximumTime else { throw .timeOutOfRange(time) }
+        fireTimers(until: time, into: &events)
+    }
+
+    /// Lets all remaining time pass: every unit on screen and waiting shows and hides in order.
+    public mutating func flush() -> [GiftEvent] {
+        var events: [GiftEvent] = []
+        while let deadline = nextDeadline {
+            fireTimers(until: deadline, into: &events)
+        }
+        return events
+    }
+
+    // MARK: - Rules
+
+    private mutating func fireTimers(until time: Duration, into events: inout [GiftEvent]) {
         while let (track, deadline) = earliestHide(), deadline <= time {
             now = max(now, deadline)
             hide(onTrack: track, into: &events)
@@ -118,30 +160,17 @@ public struct GiftComboEngine: Sendable {
         now = max(now, time)
     }
 
-    /// Lets all remaining time pass: every unit on screen and waiting shows and hides in order.
-    public mutating func flush() -> [GiftEvent] {
-        var events: [GiftEvent] = []
-        while let deadline = nextDeadline {
-            advance(to: deadline, into: &events)
-        }
-        return events
-    }
-
-    // MARK: - Rules
-
-    /// Adds up to the cap to an open unit (combo on screen, accumulation while waiting) and
-    /// returns what did not fit.
-    private mutating func grow(_ id: Int, by increase: Int, into events: inout [GiftEvent]) -> Int {
-        guard var unit = units[id] else { return increase }
-        let taken = min(increase, configuration.maxCombo - unit.count)
-        unit.count += taken
+    /// Adds a whole send to an open unit (combo on screen, accumulation while waiting); a
+    /// unit that reaches or passes the cap closes to later sends.
+    private mutating func grow(_ id: Int, by increase: Int, into events: inout [GiftEvent]) {
+        guard var unit = units[id] else { return }
+        unit.count += increase  // Below the cap before, so below 2 × GiftSend.maximumCount after.
         if unit.hideAt != nil {
             unit.hideAt = now + configuration.comboWindow
             events.append(GiftEvent(kind: .combo, time: now, track: unit.track, key: unit.key, count: unit.count, unit: id))
         }
         if unit.count >= configuration.maxCombo { openUnit[unit.key] = nil }
         units[id] = unit
-        return increase - taken
     }
 
     private mutating func makeUnit(for send: GiftSend, count: Int, into events: inout [GiftEvent]) {

@@ -1,10 +1,14 @@
 import DouyinSupport
 import Foundation
 
-
 /// Drives a ``GiftComboEngine`` with the real clock: safe to call from any thread, firing the
 /// engine's timers itself, and reporting events in order as an `AsyncStream` and as
 /// ``GiftDisplayOperation``s on one `OperationQueue` per track.
+///
+/// Each step changes the engine and the runner's bookkeeping under its lock; everything that
+/// can call out — adding an operation to its queue, finishing it (its KVO notifications),
+/// `onShow`, the streams — runs afterwards on the runner's serial delivery queue, in engine
+/// order and with no lock held, so a KVO observer or `onShow` may call back into the runner.
 public final class GiftComboRunner: Sendable {
     private struct State {
         var engine: GiftComboEngine
@@ -26,13 +30,23 @@ public final class GiftComboRunner: Sendable {
     /// before that `show` event reaches the streams.
     private let onShow: (@Sendable (GiftDisplayOperation) -> Void)?
 
+    /// What a step leaves to do outside the lock, in engine order.
+    private enum Action {
+        /// A unit showed: queue its operation, then hand it to `onShow`.
+        case show(GiftDisplayOperation)
+        /// A unit hid: finish its operation (its KVO notifications go out here).
+        case finish(GiftDisplayOperation)
+    }
+
     /// Makes a runner whose clock starts now; `onShow` receives each unit's operation as it shows.
+    ///
+    /// - Throws: ``GiftError/configurationOutOfRange(field:value:allowed:)``.
     public init(
-        configuration: GiftConfiguration = GiftConfiguration(),
+        configuration: GiftComboEngine.Configuration = GiftComboEngine.Configuration(),
         onShow: (@Sendable (GiftDisplayOperation) -> Void)? = nil
-    ) {
+    ) throws(GiftError) {
         self.onShow = onShow
-        state = LockedBox(State(engine: GiftComboEngine(configuration: configuration)))
+        state = LockedBox(State(engine: try GiftComboEngine(configuration: configuration)))
         trackQueues = (0..<configuration.tracks).map { track in
             let queue = OperationQueue()
             queue.name = "DouyinGift.track\(track)"
@@ -46,8 +60,11 @@ public final class GiftComboRunner: Sendable {
     }
 
     /// Applies a send now.
-    public func send(_ send: GiftSend) {
-        update { engine, time, events in engine.send(send, at: time, into: &events) }
+    ///
+    /// - Throws: ``GiftError/countOutOfRange(_:key:)`` or ``GiftError/valueOutOfRange(_:key:)``;
+    ///   the send is then ignored.
+    public func send(_ send: GiftSend) throws(GiftError) {
+        try update { engine, time, events throws(GiftError) in try engine.send(send, at: time, into: &events) }
     }
 
     /// The events from now on, in order; the stream ends when the runner is released.
@@ -72,55 +89,79 @@ public final class GiftComboRunner: Sendable {
     /// How long the runner has been running: the clock its events are stamped with.
     public var elapsed: Duration { ContinuousClock.now - origin }
 
-    /// Runs one engine step under the lock, then applies its events to the operations,
-    /// streams and timer in the same order.
-    private func update(timerFired: Bool = false, _ step: (inout GiftComboEngine, Duration, inout [GiftEvent]) -> Void) {
-        state.withLock { state in
+    /// Runs one engine step under the lock and queues its actions and events for the delivery
+    /// queue, which performs them in the same order once the lock is released.
+    private func update(
+        timerFired: Bool = false,
+        _ step: (inout GiftComboEngine, Duration, inout [GiftEvent]) throws(GiftError) -> Void
+    ) throws(GiftError) {
+        let failure = state.withLock { state -> GiftError? in
             if timerFired { state.scheduledDeadline = nil }
             var events: [GiftEvent] = []
-            step(&state.engine, elapsed, &events)
-            let shown = events.compactMap { apply($0, to: &state) }
+            do throws(GiftError) {
+                try step(&state.engine, elapsed, &events)
+            } catch {
+                return error
+            }
+            let actions = events.compactMap { record($0, in: &state) }
             if !events.isEmpty {
-                let streams = Array(state.streams.values), delivered = events, onShow = self.onShow
+                let streams = Array(state.streams.values), onShow = self.onShow, trackQueues = self.trackQueues
+                let delivered = events
+                // Queued under the lock so steps keep their order; run without it.
                 queue.async {
-                    shown.forEach { onShow?($0) }
+                    for action in actions {
+                        switch action {
+                        case .show(let operation):
+                            trackQueues[operation.track].addOperation(operation)
+                            onShow?(operation)
+                        case .finish(let operation):
+                            operation.finish()
+                        }
+                    }
                     delivered.forEach { event in streams.forEach { $0.yield(event) } }
                 }
             }
             scheduleTimer(&state)
+            return nil
         }
+        if let failure { throw failure }
     }
 
-    /// Starts or finishes the event's operation; returns the operation of a unit just shown.
-    private func apply(_ event: GiftEvent, to state: inout State) -> GiftDisplayOperation? {
+    /// Updates the table of operations for one event; returns what must happen outside the lock.
+    private func record(_ event: GiftEvent, in state: inout State) -> Action? {
         switch event.kind {
         case .show:
             let operation = GiftDisplayOperation(key: event.key, unit: event.unit, track: event.track)
             state.operations[event.unit] = operation
-            trackQueues[event.track].addOperation(operation)
-            return operation
+            return .show(operation)
         case .hide:
-            state.operations.removeValue(forKey: event.unit)?.finish()
-            return nil
+            return state.operations.removeValue(forKey: event.unit).map(Action.finish)
         case .combo, .dropped, .firstDisplay:
             return nil
         }
     }
 
+    /// The longest single wait of the timer; a later deadline is reached by waiting again.
+    /// Keeps the wait in microseconds within a 32-bit `Int` (watchOS) whatever the window.
+    private static let longestWait: Duration = .seconds(60)
+
     private func scheduleTimer(_ state: inout State) {
         guard let deadline = state.engine.nextDeadline else { return }
         if let scheduled = state.scheduledDeadline, scheduled <= deadline { return }
         state.scheduledDeadline = deadline
-        let delay = max(.zero, deadline - elapsed)
-        let nanoseconds = delay / .nanoseconds(1)
-        queue.asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds.rounded(.up)))) { [weak self] in
+        let delay = min(max(.zero, deadline - elapsed), Self.longestWait)
+        let (seconds, attoseconds) = delay.components
+        // Rounded up, so the timer never fires before the deadline it is for.
+        let microseconds = Int(seconds) * 1_000_000 + Int((attoseconds + 999_999_999_999) / 1_000_000_000_000)
+        queue.asyncAfter(deadline: .now() + .microseconds(microseconds)) { [weak self] in
             self?.fireTimers()
         }
     }
 
     private func fireTimers() {
-        update(timerFired: true) { engine, time, events in
-            engine.advance(to: time, into: &events)
+        // The clock reaches GiftComboEngine.maximumTime only after 285,000 years of running.
+        try? update(timerFired: true) { engine, time, events throws(GiftError) in
+            try engine.advance(to: time, into: &events)
         }
     }
 }

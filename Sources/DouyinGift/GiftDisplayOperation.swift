@@ -6,7 +6,9 @@ import Foundation
 /// `isFinished`, or on the queue).
 ///
 /// ``GiftComboRunner`` adds it to its track's queue when the engine shows the unit, and
-/// finishes it when the engine hides it; cancelling it does not hide the unit.
+/// finishes it when the engine hides it; cancelling it does not hide the unit. Its KVO
+/// notifications are sent from the runner's delivery queue with no runner lock held, so an
+/// observer may call back into the runner.
 public final class GiftDisplayOperation: Operation, @unchecked Sendable {
     // @unchecked Sendable: Operation is not Sendable; the mutable flags live in `lifecycle`.
 
@@ -18,6 +20,12 @@ public final class GiftDisplayOperation: Operation, @unchecked Sendable {
     public let track: Int
 
     private let lifecycle = AsyncOperationState()
+
+    /// Test hook: runs right after `start()` and `finish()` have sent their KVO notifications
+    /// (`isExecuting`, `isFinished`), on the same thread and with the same locks held (none) as
+    /// an Apple KVO observer of them. swift-corelibs-foundation has neither `observe(_:)` nor an
+    /// overridable `didChangeValue(forKey:)`, so Linux tests observe here.
+    package let changeProbe = LockedBox<(@Sendable (GiftDisplayOperation, String) -> Void)?>(nil)
 
     init(key: GiftKey, unit: Int, track: Int) {
         self.key = key
@@ -35,12 +43,14 @@ public final class GiftDisplayOperation: Operation, @unchecked Sendable {
 
     /// Marks the operation executing, or finishes it at once if the unit already hid.
     public override func start() {
-        lifecycle.start(self)
+        let began = lifecycle.start(self)
+        changeProbe.withLock { $0 }?(self, began ? "isExecuting" : "isFinished")
     }
 
     /// Marks the operation finished: the unit left the screen. Before the queue has started
     /// it, only notes that, since an operation may not finish before it starts.
     func finish() {
         lifecycle.finish(self)
+        if isFinished { changeProbe.withLock { $0 }?(self, "isFinished") }
     }
 }

@@ -17,10 +17,11 @@ public struct GiftKey: Hashable, Sendable, CustomStringConvertible {
 
 /// How a send states its count.
 public enum GiftCount: Hashable, Sendable {
-    /// Adds this many (1 for a single tap). Counts below 1 are ignored.
+    /// Adds this many (1 for a single tap). Counts below 1 are ignored; above
+    /// ``GiftSend/maximumCount`` the engine refuses the send (``GiftError/countOutOfRange(_:key:)``).
     case increment(Int)
     /// The server's running total for this run ("now at 57"): sets, never adds; a total at or
-    /// below what the unit already counts is stale and ignored.
+    /// below what the unit already counts is stale and ignored. At most ``GiftSend/maximumCount``.
     case absolute(Int)
 }
 
@@ -30,10 +31,16 @@ public struct GiftSend: Hashable, Sendable {
     public var key: GiftKey
     /// How many, as an increment or the server's absolute total.
     public var count: GiftCount
-    /// The gift's value (coins); used by the value-based ``GiftPriorityPolicy``.
+    /// The gift's value in coins, used by the value-based ``GiftPriorityPolicy``s; 0 by
+    /// default. Within ±``maximumCount``, else the engine refuses the send.
     public var value: Int
     /// Whether the local user sent it: never dropped by the queue bound.
     public var isLocalUser: Bool
+
+    /// The largest count (increment or absolute total) and the largest magnitude of a value the
+    /// engine takes: 10⁹. A unit then holds less than 2 × 10⁹ (one below the cap plus one
+    /// whole send), which fits even a 32-bit `Int` (watchOS's arm64_32).
+    public static let maximumCount = 1_000_000_000
 
     /// Builds a send of `count` gifts (1 by default).
     public init(user: String, gift: String, count: Int = 1, value: Int = 0, isLocalUser: Bool = false) {
@@ -61,41 +68,15 @@ public enum GiftPriorityPolicy: Hashable, Sendable {
     case localUserThenValue
 
     /// The priority a new unit gets from the send that creates it; higher shows sooner.
-    func priority(of send: GiftSend) -> Int {
-        let local = send.isLocalUser ? 1 << 40 : 0
+    /// In `Int64`, so the local user's bonus (2⁴⁰, above any value's ±10⁹) fits on 32-bit too.
+    func priority(of send: GiftSend) -> Int64 {
+        let local: Int64 = send.isLocalUser ? 1 << 40 : 0
         switch self {
         case .arrivalOrder: return 0
-        case .giftValue: return send.value
+        case .giftValue: return Int64(send.value)
         case .localUserFirst: return local
-        case .localUserThenValue: return local + send.value
+        case .localUserThenValue: return local + Int64(send.value)
         }
-    }
-}
-
-/// Everything that shapes the engine's behaviour, with the original's defaults.
-public struct GiftConfiguration: Hashable, Sendable {
-    /// Display tracks, numbered from 0. 2 by default; at least 1.
-    public var tracks: Int
-    /// How long a unit stays after its show or its last combo. 3 s by default.
-    public var comboWindow: Duration
-    /// The count at which a unit closes; later sends start a new run. 99 by default.
-    public var maxCombo: Int
-    /// Which waiting unit shows next. ``GiftPriorityPolicy/arrivalOrder`` by default.
-    public var priority: GiftPriorityPolicy
-    /// At most this many waiting units per track (beyond it the lowest-priority one is dropped
-    /// and reported); `nil`, the default, means unbounded.
-    public var queueBound: Int?
-
-    /// Builds a configuration; values below their minimum are raised to it.
-    public init(
-        tracks: Int = 2, comboWindow: Duration = .seconds(3), maxCombo: Int = 99,
-        priority: GiftPriorityPolicy = .arrivalOrder, queueBound: Int? = nil
-    ) {
-        self.tracks = max(1, tracks)
-        self.comboWindow = max(.zero, comboWindow)
-        self.maxCombo = max(1, maxCombo)
-        self.priority = priority
-        self.queueBound = queueBound.map { max(0, $0) }
     }
 }
 
@@ -142,13 +123,32 @@ public struct GiftEvent: Hashable, Sendable {
 extension GiftEvent: CustomStringConvertible {
     /// The event as `gift-sim` prints it: `<ms> show track=T key=K count=N`, `<ms> hide track=T
     /// key=K total=N`, `<ms> dropped key=K count=N`, and likewise for `combo` and `firstDisplay`.
+    /// The time is exact whatever its size (whole milliseconds, else a decimal fraction of one).
     public var description: String {
-        let milliseconds = time / .milliseconds(1)
-        let ms = milliseconds.rounded(.down) == milliseconds ? String(Int64(milliseconds)) : String(milliseconds)
+        let ms = Self.milliseconds(time)
         switch kind {
         case .hide: return "\(ms) hide track=\(track) key=\(key) total=\(count)"
         case .dropped: return "\(ms) dropped key=\(key) count=\(count)"
         default: return "\(ms) \(kind.rawValue) track=\(track) key=\(key) count=\(count)"
         }
+    }
+
+    /// A time in milliseconds, in integer arithmetic only: a `Double` rounds above 2⁵³ ms
+    /// and traps converting back above 2⁶³.
+    static func milliseconds(_ time: Duration) -> String {
+        let (seconds, attoseconds) = time.components  // Both carry the duration's sign.
+        let perMillisecond: UInt64 = 1_000_000_000_000_000
+        // ms = seconds × 1000 + attoseconds / 10¹⁵, split at 10⁹ ms so nothing overflows.
+        let (high, low) = seconds.magnitude.quotientAndRemainder(dividingBy: 1_000_000)
+        let lowMilliseconds = low * 1000 + attoseconds.magnitude / perMillisecond
+        let lowText = String(lowMilliseconds)
+        var text = high == 0 ? lowText : String(high) + String(repeating: "0", count: 9 - lowText.count) + lowText
+        if time < .zero { text = "-" + text }
+        let fraction = attoseconds.magnitude % perMillisecond
+        guard fraction != 0 else { return text }
+        var digits = String(fraction)
+        digits = String(repeating: "0", count: 15 - digits.count) + digits
+        while digits.hasSuffix("0") { digits.removeLast() }
+        return text + "." + digits
     }
 }

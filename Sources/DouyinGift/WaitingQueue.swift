@@ -9,13 +9,13 @@ struct WaitingQueue: Sendable {
     }
 
     /// Waiting units per priority, oldest first; `heads` marks the first live element.
-    private var buckets: [Int: [Entry]] = [:]
-    private var heads: [Int: Int] = [:]
+    private var buckets: [Int64: [Entry]] = [:]
+    private var heads: [Int64: Int] = [:]
     /// The priorities that have waiting units, ascending.
-    private var priorities: [Int] = []
+    private var priorities: [Int64] = []
     private(set) var count = 0
 
-    mutating func push(_ unit: Int, priority: Int, droppable: Bool) {
+    mutating func push(_ unit: Int, priority: Int64, droppable: Bool) {
         if buckets[priority] == nil {
             let slot = priorities.firstIndex(where: { $0 > priority }) ?? priorities.endIndex
             priorities.insert(priority, at: slot)
@@ -63,7 +63,7 @@ struct WaitingQueue: Sendable {
         priorities.reversed().flatMap { priority in buckets[priority].map { $0[heads[priority]!...].map(\.unit) } ?? [] }
     }
 
-    private mutating func removeBucket(_ priority: Int) {
+    private mutating func removeBucket(_ priority: Int64) {
         buckets[priority] = nil
         heads[priority] = nil
         priorities.removeAll { $0 == priority }

@@ -16,12 +16,12 @@ enum GiftBenchmark {
             blackHole(log)
         }
         let engineTime = bestTime(runs: 5) {
-            var engine = GiftComboEngine(configuration: GiftConfiguration(tracks: 2))
+            var engine = try! GiftComboEngine(configuration: GiftComboEngine.Configuration(tracks: 2))
             var events: [GiftEvent] = []
             events.reserveCapacity(16)
             for (index, send) in script.enumerated() {
                 events.removeAll(keepingCapacity: true)
-                engine.send(send, at: .milliseconds(index), into: &events)
+                try! engine.send(send, at: .milliseconds(index), into: &events)
             }
             blackHole(engine)
         }
@@ -36,21 +36,21 @@ enum GiftBenchmark {
             let pool = (0..<waiting).map { GiftKey(user: "w\($0)", gift: "g") }
             let burst = 500_000
             let time = bestTime(runs: 3) {
-                var engine = GiftComboEngine(configuration: GiftConfiguration(tracks: 2, maxCombo: .max))
+                var engine = try! GiftComboEngine(configuration: GiftComboEngine.Configuration(tracks: 2, maxCombo: GiftSend.maximumCount))
                 var events: [GiftEvent] = []
-                for key in pool { engine.send(GiftSend(key: key, count: .increment(1)), at: .zero, into: &events) }
+                for key in pool { try! engine.send(GiftSend(key: key, count: .increment(1)), at: .zero, into: &events) }
                 events.removeAll()
                 for index in 0..<burst {
                     events.removeAll(keepingCapacity: true)
-                    engine.send(GiftSend(key: pool[index % waiting], count: .increment(1)), at: .zero, into: &events)
+                    try! engine.send(GiftSend(key: pool[index % waiting], count: .increment(1)), at: .zero, into: &events)
                 }
                 blackHole(engine)
             }
             // The same fill alone, so the burst's cost can be told apart from it.
             let fill = bestTime(runs: 3) {
-                var engine = GiftComboEngine(configuration: GiftConfiguration(tracks: 2, maxCombo: .max))
+                var engine = try! GiftComboEngine(configuration: GiftComboEngine.Configuration(tracks: 2, maxCombo: GiftSend.maximumCount))
                 var events: [GiftEvent] = []
-                for key in pool { engine.send(GiftSend(key: key, count: .increment(1)), at: .zero, into: &events) }
+                for key in pool { try! engine.send(GiftSend(key: key, count: .increment(1)), at: .zero, into: &events) }
                 blackHole(engine)
             }
             let perSend = (time - fill) / Double(burst) * 1e9

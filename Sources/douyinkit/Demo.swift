@@ -116,7 +116,7 @@ enum Demo {
     static func showGifts(_ fixtures: URL) throws {
         let script = try GiftScript(parsing: String(contentsOf: fixtures.appendingPathComponent("gift/combo.script"), encoding: .utf8))
         print("\n== Live-room gifts (Fixtures/gift/combo.script), 2 tracks, 3 s combo window")
-        for event in script.run(GiftConfiguration(tracks: 2)) where event.kind != .firstDisplay {
+        for event in try script.run(GiftComboEngine.Configuration(tracks: 2)) where event.kind != .firstDisplay {
             print("  \(event)")
         }
     }

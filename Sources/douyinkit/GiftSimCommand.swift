@@ -8,10 +8,11 @@ enum GiftSimCommand {
     static func run(_ arguments: [String]) throws {
         var options = try Options(arguments, usage: usage)
         guard let path = options.positional.first, options.positional.count == 1 else { throw ToolError.usage(usage) }
-        let configuration = GiftConfiguration(
-            tracks: try options.integer("--tracks", default: 2, minimum: 1),
-            comboWindow: .milliseconds(try options.integer("--combo-window", default: 3000, minimum: 0)),
-            maxCombo: try options.integer("--max-combo", default: 99, minimum: 1)
+        // The engine's own ranges, checked here too so the message names the option.
+        let configuration = GiftComboEngine.Configuration(
+            tracks: try options.integer("--tracks", default: 2, in: 1...GiftComboEngine.Configuration.maximumTracks),
+            comboWindow: .milliseconds(try options.integer("--combo-window", default: 3000, in: 0...(1 << 53))),
+            maxCombo: try options.integer("--max-combo", default: 99, in: 1...GiftSend.maximumCount)
         )
         try options.finish()
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
@@ -23,7 +24,13 @@ enum GiftSimCommand {
         } catch {
             throw ToolError.failed("\(path): \(error)")
         }
-        let lines = script.run(configuration).filter { $0.kind != .firstDisplay }.map(\.description)
+        let events: [GiftEvent]
+        do {
+            events = try script.run(configuration)
+        } catch {
+            throw ToolError.failed("\(path): \(error)")
+        }
+        let lines = events.filter { $0.kind != .firstDisplay }.map(\.description)
         print(lines.joined(separator: "\n"))
     }
 }
@@ -57,6 +64,23 @@ struct Options {
         guard let text = named.removeValue(forKey: name) else { return value }
         guard let number = Int(text), number >= minimum else {
             throw ToolError.usage("\(name) must be a whole number ≥ \(minimum), not \"\(text)\"\n\(usage)")
+        }
+        return number
+    }
+
+    /// Takes a named whole-number option within `range`: not a number is a usage error (exit
+    /// 2), a number outside the range an error naming the option and the range (exit 1).
+    mutating func integer(_ name: String, default value: Int, in range: ClosedRange<Int>) throws -> Int {
+        guard let text = named.removeValue(forKey: name) else { return value }
+        guard let number = Int(text) else {
+            // Digits only, yet no Int: too large to read, so out of range rather than malformed.
+            if !text.isEmpty, text.drop(while: { $0 == "-" || $0 == "+" }).allSatisfy(\.isWholeNumber) {
+                throw ToolError.failed("\(name) \(text) is outside \(range.lowerBound)...\(range.upperBound)")
+            }
+            throw ToolError.usage("\(name) must be a whole number, not \"\(text)\"\n\(usage)")
+        }
+        guard range.contains(number) else {
+            throw ToolError.failed("\(name) \(number) is outside \(range.lowerBound)...\(range.upperBound)")
         }
         return number
     }

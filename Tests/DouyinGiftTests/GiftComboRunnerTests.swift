@@ -1,4 +1,5 @@
 import DouyinGift
+import DouyinSupport
 import Foundation
 import Testing
 
@@ -16,13 +17,13 @@ struct GiftComboRunnerTests {
         return events
     }
 
-    @Test func concurrentSendersFromManyThreadsConserveCounts() async {
-        let runner = GiftComboRunner(configuration: GiftConfiguration(tracks: 2, comboWindow: .milliseconds(20)))
+    @Test func concurrentSendersFromManyThreadsConserveCounts() async throws {
+        let runner = try GiftComboRunner(configuration: GiftComboEngine.Configuration(tracks: 2, comboWindow: .milliseconds(20)))
         let stream = runner.events()
         let senders = 8, sendsEach = 200
         DispatchQueue.concurrentPerform(iterations: senders) { sender in
             for index in 0..<sendsEach {
-                runner.send(GiftSend(user: "u\(sender)", gift: "g\(index % 3)", count: 1 + index % 4))
+                try! runner.send(GiftSend(user: "u\(sender)", gift: "g\(index % 3)", count: 1 + index % 4))
             }
         }
         let total = senders * (0..<sendsEach).reduce(0) { $0 + 1 + $1 % 4 }
@@ -38,12 +39,12 @@ struct GiftComboRunnerTests {
 
     @Test func operationExecutesWhileShownAndFinishesOnHide() async throws {
         let collected = Collected()
-        let runner = GiftComboRunner(configuration: GiftConfiguration(tracks: 1, comboWindow: .milliseconds(30))) {
+        let runner = try GiftComboRunner(configuration: GiftComboEngine.Configuration(tracks: 1, comboWindow: .milliseconds(30))) {
             collected.append($0)
         }
         let stream = runner.events()
-        runner.send(GiftSend(user: "a", gift: "rose"))
-        runner.send(GiftSend(user: "b", gift: "car", count: 2))
+        try runner.send(GiftSend(user: "a", gift: "rose"))
+        try runner.send(GiftSend(user: "b", gift: "car", count: 2))
         let events = await collect(stream, until: 3)
         let shown = collected.operations
         #expect(shown.map(\.key.user) == ["a", "b"])
@@ -52,13 +53,44 @@ struct GiftComboRunnerTests {
         #expect(shown.allSatisfy { $0.isFinished && !$0.isExecuting })
         #expect(runner.operation(forUnit: try #require(shown.first).unit) == nil)
     }
+
+    /// Issue 11 §3: the runner finished operations while holding its lock, so an observer of
+    /// `isFinished` (KVO on Apple, which the docs invite) that called back into the runner
+    /// deadlocked. Linux has no KVO `observe(_:)` for `Operation`, so the observer is the
+    /// operation's change probe, which runs right after each KVO notification on its thread.
+    @Test func observerCallingBackIntoTheRunnerDoesNotDeadlock() async throws {
+        let runnerBox = LockedBox<GiftComboRunner?>(nil)
+        let seen = LockedBox<[(key: String, unit: Int, stillListed: Bool)]>([])
+        let runner = try GiftComboRunner(configuration: GiftComboEngine.Configuration(tracks: 1, comboWindow: .milliseconds(10))) { operation in
+            operation.changeProbe.withLock { probe in
+                probe = { operation, key in
+                    guard key == "isFinished", let runner = runnerBox.withLock({ $0 }) else { return }
+                    // Calls back as an observer would: a query and, for the first unit, a send.
+                    let listed = runner.operation(forUnit: operation.unit) != nil
+                    let first = seen.withLock { seen in
+                        seen.append((key, operation.unit, listed))
+                        return seen.count == 1
+                    }
+                    if first { try? runner.send(GiftSend(user: "b", gift: "car")) }
+                }
+            }
+        }
+        runnerBox.withLock { $0 = runner }
+        let stream = runner.events()
+        try runner.send(GiftSend(user: "a", gift: "rose"))
+        let events = await collect(stream, until: 2)
+        #expect(events.filter { $0.kind == .hide }.map(\.key.user) == ["a", "b"])
+        let observed = seen.withLock { $0 }
+        #expect(observed.map(\.unit) == events.filter { $0.kind == .hide }.map(\.unit))
+        // By the time observers hear of the finish, the runner no longer lists the unit.
+        #expect(observed.allSatisfy { !$0.stillListed })
+        runnerBox.withLock { $0 = nil }
+    }
 }
 
 /// Operations handed out by the runner's `onShow`, from its delivery queue.
-final class Collected: @unchecked Sendable {
-    // @unchecked Sendable: `list` is only touched under `lock`.
-    private let lock = NSLock()
-    private var list: [GiftDisplayOperation] = []
-    func append(_ operation: GiftDisplayOperation) { lock.withLock { list.append(operation) } }
-    var operations: [GiftDisplayOperation] { lock.withLock { list } }
+final class Collected: Sendable {
+    private let list = LockedBox<[GiftDisplayOperation]>([])
+    func append(_ operation: GiftDisplayOperation) { list.withLock { $0.append(operation) } }
+    var operations: [GiftDisplayOperation] { list.withLock { $0 } }
 }
