@@ -60,12 +60,12 @@ let package = Package(
         ),
         .testTarget(
             name: "DouyinGiftTests",
-            dependencies: ["DouyinGift", "DouyinTestSupport"],
+            dependencies: ["DouyinGift", "DouyinSupport", "DouyinTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "DouyinCacheTests",
-            dependencies: ["DouyinCache", "DouyinTestSupport"],
+            dependencies: ["DouyinCache", "DouyinSupport", "DouyinTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,10 +1,17 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// What went wrong in a cache, and where.
 public enum CacheError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// The cache directory cannot be created or written (permissions, a file in the way).
-    case unwritable(path: String, reason: String)
-    /// The disk has no room for the entry.
-    case diskFull(path: String)
-    /// A disk key that is not a plain file name (md5 hex keys always are).
+    /// The cache directory cannot be created or written (permissions, a file in the way, an
+    /// I/O error); `errno` is the failed call's (`EACCES`, `EIO`, `ENOTDIR` …).
+    case unwritable(path: String, errno: Int32)
+    /// The disk (or the user's quota) has no room for the entry: `errno` is `ENOSPC` or `EDQUOT`.
+    case diskFull(path: String, errno: Int32)
+    /// A disk key that is not md5 hex (32 lowercase hex digits, as `MD5.hex` makes).
     case invalidKey(String)
     /// The origin answered with a status other than 2xx; nothing was cached.
     case httpStatus(Int, url: String)
@@ -18,8 +25,8 @@ public enum CacheError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What happened, in one line a person can act on.
     public var description: String {
         switch self {
-        case .unwritable(let path, let reason): "cannot write the cache directory \(path): \(reason)"
-        case .diskFull(let path): "no space left for the cache at \(path)"
+        case .unwritable(let path, let code): "cannot write the cache directory \(path): \(String(cString: strerror(code))) (errno \(code))"
+        case .diskFull(let path, _): "no space left for the cache at \(path)"
         case .invalidKey(let key): "\"\(key)\" is not a valid disk cache key (use MD5.hex of the URL)"
         case .httpStatus(let status, let url): "HTTP \(status) from \(url)"
         case .transport(let url, let reason): "download of \(url) failed: \(reason)"

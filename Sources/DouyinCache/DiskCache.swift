@@ -4,75 +4,112 @@ import Foundation
 /// A thread-safe cache of files in one directory, one file per entry named by its key (the md5
 /// hex of a URL), with a size limit and an age limit.
 ///
+/// - Every file checks itself: a 16-byte header holds the length of the bytes and a CRC-32C
+///   over the key and the bytes, verified on every read. A file that is truncated, extended,
+///   changed by one byte, moved under another key, unreadable, or not a regular file (a
+///   symlink planted in the directory is never followed) is a miss, and it is removed.
 /// - Writes are atomic: a temporary file renamed into place, so a crash never leaves a half
 ///   file under an entry's name; leftovers are removed on open.
+/// - Keys are md5 hex (32 lowercase hex digits), so the cache never touches a file it did not
+///   name: pointed at a directory holding other files, it leaves them alone.
 /// - The index (size, store time and last access of every entry) lives in memory, so the total
 ///   size is O(1). It is built once on open by a raw `readdir` scan — the files are the truth —
 ///   and last-access times are restored from a small manifest written by ``synchronize()``
 ///   (after trims and on release); an entry the manifest does not know ranks by its file time.
-///   File access times are never used: relatime does not update them on repeat reads.
+///   The manifest can only order entries found in the directory; times in it that are not
+///   finite, negative or in the future are ignored. File access times are never used: relatime
+///   does not update them on repeat reads.
 /// - Over the size limit, least recently used entries are removed until the total is at most
 ///   90 % of the limit, so a cache at its limit does not trim on every store.
-/// - A file that fails to read, or whose size no longer matches the index, is a miss and is removed.
 /// - The directory is created if missing, and again if it is deleted while the cache runs.
 public final class DiskCache: Sendable {
+    /// The limits of a disk cache.
+    public struct Configuration: Sendable, Hashable {
+        /// The most bytes held, counting the stored bytes (not each file's 16-byte header); 0
+        /// means no limit. 512 MB by default.
+        public var sizeLimit: Int
+        /// How long an entry stays valid after it is stored; `nil`, the default, means forever.
+        public var ageLimit: Duration?
+
+        /// Builds a configuration; a negative size limit counts as 0 (no limit).
+        public init(sizeLimit: Int = 512 << 20, ageLimit: Duration? = nil) {
+            self.sizeLimit = max(0, sizeLimit)
+            self.ageLimit = ageLimit
+        }
+    }
+
     /// The directory holding the entries.
     public let directory: URL
-    /// The most bytes held; 0 means no limit. 512 MB by default.
-    public let sizeLimit: Int
-    /// How long an entry stays valid after it is stored; `nil`, the default, means forever.
-    public let ageLimit: TimeInterval?
+    /// The limits this cache keeps.
+    public let configuration: Configuration
 
     private struct Entry {
         var size: Int
         var stored: Double
         var lastAccess: Double
+        /// Tells this store of the key from a later one, so a read that raced a store never
+        /// removes the newer file.
+        var generation: Int
     }
 
     private struct Index {
         var entries: [String: Entry] = [:]
         var totalSize = 0
+        var nextGeneration = 0
     }
 
     private let index = LockedBox(Index())
     private let clock: CacheClock
-    private let files = FileIO()
+    private let files: FileIO
     private static let manifestName = ".manifest"
     private static let temporaryPrefix = ".tmp-"
+    /// A manifest larger than this is damage, not a record of entries (≈ 80 bytes an entry).
+    private static let largestManifest = 64 << 20
 
     /// Opens (creating if needed) a cache in `directory`.
     ///
-    /// - Throws: ``CacheError/unwritable(path:reason:)`` when the directory cannot be created.
-    public init(directory: URL, sizeLimit: Int = 512 << 20, ageLimit: TimeInterval? = nil, clock: CacheClock = .system) throws(CacheError) {
+    /// - Throws: ``CacheError/unwritable(path:errno:)`` when the directory cannot be created.
+    public convenience init(directory: URL, configuration: Configuration = Configuration(), clock: CacheClock = .system) throws(CacheError) {
+        try self.init(directory: directory, configuration: configuration, clock: clock, files: FileIO())
+    }
+
+    /// Opens a cache whose file calls go through `files` (tests inject faults there).
+    package init(directory: URL, configuration: Configuration, clock: CacheClock, files: FileIO) throws(CacheError) {
         self.directory = directory
-        self.sizeLimit = max(0, sizeLimit)
-        self.ageLimit = ageLimit
+        self.configuration = configuration
         self.clock = clock
+        self.files = files
         do {
             try files.makeDirectory(directory.path)
         } catch {
-            throw .unwritable(path: directory.path, reason: error.reason)
+            throw .unwritable(path: directory.path, errno: error.code)
         }
-        index.withLock { $0 = scan() }
+        let now = clock.now().timeIntervalSince1970
+        index.withLock { $0 = scan(now: now) }
     }
 
     deinit {
         synchronize()
     }
 
-    /// The bytes stored for `key`, marking the entry used; `nil` when absent, expired or unreadable.
+    /// The bytes stored for `key`, marking the entry used; `nil` when absent, expired, damaged
+    /// or unreadable (the last two also remove the file).
+    ///
+    /// - Complexity: one read of the file and a CRC-32C over it.
     public func data(forKey key: String) -> Data? {
-        guard Self.isValid(key), let expected = index.withLock({ $0.entries[key]?.size }) else { return nil }
+        guard Self.isValid(key), let expected = index.withLock({ $0.entries[key] }) else { return nil }
         let now = clock.now().timeIntervalSince1970
-        let data = try? files.readFile(path(for: key))
+        let data = readEntry(key)
         return index.withLock { index in
-            guard let entry = index.entries[key] else { return nil }
-            if let ageLimit, now - entry.stored >= ageLimit {
+            guard let entry = index.entries[key], entry.generation == expected.generation else {
+                return nil  // Stored again meanwhile: the new file is not the one read.
+            }
+            if let ageLimit = configuration.ageLimit, now - entry.stored >= Self.seconds(ageLimit) {
                 remove(key, from: &index)
                 return nil
             }
-            guard let data, data.count == expected, data.count == entry.size else {
-                // Unreadable, truncated or replaced behind our back: drop it rather than serve it.
+            guard let data, data.count == entry.size else {
+                // Damaged, truncated or replaced behind our back: drop it rather than serve it.
                 remove(key, from: &index)
                 return nil
             }
@@ -88,13 +125,13 @@ public final class DiskCache: Sendable {
 
     /// Stores `data` under `key`, replacing any entry, then trims to the size limit.
     ///
-    /// - Throws: ``CacheError/invalidKey(_:)``, ``CacheError/unwritable(path:reason:)`` or
-    ///   ``CacheError/diskFull(path:)``; the cache is unchanged when it throws.
+    /// - Throws: ``CacheError/invalidKey(_:)``, ``CacheError/unwritable(path:errno:)`` or
+    ///   ``CacheError/diskFull(path:errno:)``; the cache is unchanged when it throws.
     public func store(_ data: Data, forKey key: String) throws(CacheError) {
         guard Self.isValid(key) else { throw .invalidKey(key) }
         let temporary = directory.path + "/" + Self.temporaryPrefix + UUID().uuidString
         do {
-            try writeRecreatingDirectory(data, to: temporary)
+            try writeRecreatingDirectory(data, key: key, to: temporary)
         } catch {
             throw classify(error)
         }
@@ -107,9 +144,11 @@ public final class DiskCache: Sendable {
                 return error
             }
             index.totalSize -= index.entries[key]?.size ?? 0
-            index.entries[key] = Entry(size: data.count, stored: now, lastAccess: now)
+            index.entries[key] = Entry(size: data.count, stored: now, lastAccess: now, generation: index.nextGeneration)
+            index.nextGeneration += 1
             index.totalSize += data.count
-            if sizeLimit > 0, index.totalSize > sizeLimit { trim(&index, to: sizeLimit * 9 / 10) }
+            let limit = configuration.sizeLimit
+            if limit > 0, index.totalSize > limit { trim(&index, to: limit / 10 * 9) }
             return nil
         }
         if let failure { throw classify(failure) }
@@ -124,7 +163,8 @@ public final class DiskCache: Sendable {
     public func removeAll() {
         index.withLock { index in
             for key in index.entries.keys { files.remove(path(for: key)) }
-            index = Index()
+            index.entries = [:]
+            index.totalSize = 0
         }
         files.remove(directory.path + "/" + Self.manifestName)
     }
@@ -137,21 +177,21 @@ public final class DiskCache: Sendable {
 
     /// Removes every entry past the age limit.
     public func removeExpired() {
-        guard let ageLimit else { return }
+        guard let ageLimit = configuration.ageLimit else { return }
         let now = clock.now().timeIntervalSince1970
         index.withLock { index in
-            for (key, entry) in index.entries where now - entry.stored >= ageLimit {
+            for (key, entry) in index.entries where now - entry.stored >= Self.seconds(ageLimit) {
                 remove(key, from: &index)
             }
         }
     }
 
-    /// The total bytes of all entries; O(1).
+    /// The total bytes of all entries (headers not counted); O(1).
     public var totalSize: Int { index.withLock { $0.totalSize } }
     /// How many entries are stored.
     public var count: Int { index.withLock { $0.entries.count } }
-    /// The keys from least to most recently used (O(n log n); for tests and diagnostics).
-    public var keysByRecency: [String] {
+    /// The keys from least to most recently used (O(n log n); a test hook).
+    package var keysByRecency: [String] {
         index.withLock { $0.entries.sorted { ($0.value.lastAccess, $0.key) < ($1.value.lastAccess, $1.key) }.map(\.key) }
     }
 
@@ -170,29 +210,67 @@ public final class DiskCache: Sendable {
 
     // MARK: - Internals
 
-    /// md5 hex keys, or any plain name: letters, digits, `-`, `_`, `.`, not starting with `.`.
+    /// md5 hex keys only: 32 lowercase hex digits, as ``MD5/hex(_:)-swift.type.method`` makes.
     static func isValid(_ key: String) -> Bool {
-        !key.isEmpty && key.utf8.count <= 200 && !key.hasPrefix(".")
-            && key.utf8.allSatisfy { $0.isASCIIAlphanumeric || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".") }
+        key.utf8.count == 32 && key.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) + Double(attoseconds) / 1e18
     }
 
     private func path(for key: String) -> String {
         directory.path + "/" + key
     }
 
-    private func writeRecreatingDirectory(_ data: Data, to temporary: String) throws(SystemError) {
+    /// The verified bytes of `key`'s file, or `nil` when it cannot be read or fails a check.
+    private func readEntry(_ key: String) -> Data? {
+        do throws(SystemError) {
+            // O_NOFOLLOW: a symlink planted under the entry's name is refused, never followed;
+            // O_NONBLOCK: a FIFO planted there cannot stall the read.
+            let descriptor = try files.open(path(for: key), flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+            defer { files.close(descriptor) }
+            let info = try files.status(descriptor)
+            guard info.st_mode & S_IFMT == S_IFREG else { return nil }
+            let size = Int64(info.st_size)
+            guard size >= EntryFile.headerSize,
+                  let (length, checksum) = EntryFile.parse(try files.read(EntryFile.headerSize, from: descriptor, at: 0)),
+                  length == size - Int64(EntryFile.headerSize) else { return nil }
+            let data = try files.read(Int(length), from: descriptor, at: Int64(EntryFile.headerSize))
+            guard data.count == length, data.withUnsafeBytes({ EntryFile.checksum($0, key: key) }) == checksum else { return nil }
+            return data
+        } catch {
+            return nil
+        }
+    }
+
+    /// Writes the header and the bytes to a new temporary file; a failure removes it.
+    private func writeEntry(_ data: Data, key: String, to temporary: String) throws(SystemError) {
+        let descriptor = try files.open(temporary, flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW)
+        defer { files.close(descriptor) }
         do {
-            try files.writeNewFile(data, to: temporary)
+            try files.write(EntryFile.header(for: data, key: key), to: descriptor, at: 0)
+            try files.write(data, to: descriptor, at: Int64(EntryFile.headerSize))
+        } catch {
+            files.remove(temporary)
+            throw error
+        }
+    }
+
+    private func writeRecreatingDirectory(_ data: Data, key: String, to temporary: String) throws(SystemError) {
+        do {
+            try writeEntry(data, key: key, to: temporary)
         } catch where error.code == ENOENT {
             // The directory was deleted under us: every entry went with it.
             try files.makeDirectory(directory.path)
-            index.withLock { $0 = Index() }
-            try files.writeNewFile(data, to: temporary)
+            index.withLock { $0.entries = [:]; $0.totalSize = 0 }
+            try writeEntry(data, key: key, to: temporary)
         }
     }
 
     private func classify(_ failure: SystemError) -> CacheError {
-        failure.isNoSpace ? .diskFull(path: directory.path) : .unwritable(path: directory.path, reason: failure.reason)
+        failure.isNoSpace ? .diskFull(path: directory.path, errno: failure.code) : .unwritable(path: directory.path, errno: failure.code)
     }
 
     private func remove(_ key: String, from index: inout Index) {
@@ -210,33 +288,50 @@ public final class DiskCache: Sendable {
     }
 
     /// Builds the index from the files present, restoring access times from the manifest.
-    private func scan() -> Index {
-        var manifest: [String: (lastAccess: Double, stored: Double)] = [:]
-        if let data = try? files.readFile(directory.path + "/" + Self.manifestName) {
-            for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
-                let fields = line.split(separator: " ")
-                if fields.count == 3, let access = Double(fields[1]), let stored = Double(fields[2]) {
-                    manifest[String(fields[0])] = (access, stored)
-                }
-            }
-        }
+    private func scan(now: Double) -> Index {
+        let manifest = readManifest(now: now)
         var index = Index()
         for file in files.listFiles(in: directory.path) {
             if file.name.hasPrefix(Self.temporaryPrefix) {
                 files.remove(directory.path + "/" + file.name)  // A write a crash interrupted.
                 continue
             }
-            guard Self.isValid(file.name) else { continue }
+            guard Self.isValid(file.name) else { continue }  // Not a file this cache named.
+            guard file.size >= Int64(EntryFile.headerSize) else {
+                files.remove(directory.path + "/" + file.name)  // Too short to hold its header.
+                continue
+            }
+            let size = Int(file.size) - EntryFile.headerSize
+            let modified = file.modified.isFinite ? min(file.modified, now) : now
             let known = manifest[file.name]
-            index.entries[file.name] = Entry(size: Int(file.size), stored: known?.stored ?? file.modified, lastAccess: known?.lastAccess ?? file.modified)
-            index.totalSize += Int(file.size)
+            index.entries[file.name] = Entry(
+                size: size, stored: known?.stored ?? modified, lastAccess: known?.lastAccess ?? modified,
+                generation: index.nextGeneration
+            )
+            index.nextGeneration += 1
+            index.totalSize += size
         }
         return index
     }
-}
 
-extension UInt8 {
-    fileprivate var isASCIIAlphanumeric: Bool {
-        (0x30...0x39).contains(self) || (0x41...0x5a).contains(self) || (0x61...0x7a).contains(self)
+    /// The manifest's times by key; lines that are malformed or hold impossible times are skipped.
+    private func readManifest(now: Double) -> [String: (lastAccess: Double, stored: Double)] {
+        let path = directory.path + "/" + Self.manifestName
+        guard let descriptor = try? files.open(path, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK) else { return [:] }
+        defer { files.close(descriptor) }
+        guard let info = try? files.status(descriptor), info.st_mode & S_IFMT == S_IFREG,
+              info.st_size <= Self.largestManifest,
+              let data = try? files.read(Int(info.st_size), from: descriptor, at: 0) else { return [:] }
+        var manifest: [String: (lastAccess: Double, stored: Double)] = [:]
+        // A clock running a little behind the one that wrote the manifest is not damage.
+        let latest = now + 86_400
+        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            guard fields.count == 3, Self.isValid(String(fields[0])),
+                  let access = Double(fields[1]), let stored = Double(fields[2]),
+                  (0...latest).contains(access), (0...latest).contains(stored) else { continue }
+            manifest[String(fields[0])] = (access, stored)
+        }
+        return manifest
     }
 }

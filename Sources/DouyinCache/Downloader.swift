@@ -27,8 +27,10 @@ public enum DownloadPriority: Sendable, Hashable {
 /// A status other than 2xx is ``CacheError/httpStatus(_:url:)``. `file://` URLs are read from
 /// disk by the operation itself, so demos and tests can run without a server.
 public final class Downloader: Sendable {
-    /// The queue the downloads run on; at most ``maxConcurrentDownloads`` at once.
-    public let queue: OperationQueue
+    /// The queue the downloads run on; at most ``maxConcurrentDownloads`` at once. Not public:
+    /// cancel a download through its ``DownloadOperation`` (or by leaving ``TwoTierCache``'s
+    /// wait), never by reaching into the queue.
+    package let queue: OperationQueue
     /// How many downloads run at once; 6 by default, like URLSession's per-host limit.
     public let maxConcurrentDownloads: Int
     private let session: URLSession
@@ -81,6 +83,10 @@ public final class Downloader: Sendable {
         case "http", "https":
             var request = URLRequest(url: url)
             request.cachePolicy = .reloadIgnoringLocalCacheData
+            // The bytes as stored, so Content-Length counts what arrives: a server with a packed
+            // copy beside the file (nginx's gzip_static) otherwise sends that, and its
+            // Content-Length is the packed size while the session hands over unpacked bytes.
+            request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
             let task = session.dataTask(with: request)
             tasks.register(task, for: operation)
             operation.attach(task)
@@ -186,10 +192,16 @@ private final class SessionTasks: NSObject, URLSessionDataDelegate, @unchecked S
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
+        let http = response as? HTTPURLResponse
+        // A server may encode the body although identity was asked for (`gzip_static always`):
+        // its Content-Length then counts encoded bytes, not the decoded ones received, so it
+        // is not compared (the decoder checks the encoded stream itself).
+        let encoding = http?.value(forHTTPHeaderField: "Content-Encoding")?.lowercased()
+        let encoded = encoding.map { !$0.isEmpty && $0 != "identity" } ?? false
         transfers.withLock { transfers in
-            transfers[dataTask.taskIdentifier]?.status = (response as? HTTPURLResponse)?.statusCode ?? 0
+            transfers[dataTask.taskIdentifier]?.status = http?.statusCode ?? 0
             let expected = response.expectedContentLength
-            transfers[dataTask.taskIdentifier]?.expected = expected >= 0 ? expected : nil
+            transfers[dataTask.taskIdentifier]?.expected = expected >= 0 && !encoded ? expected : nil
         }
         completionHandler(.allow)
     }

@@ -11,20 +11,22 @@ public enum CacheSource: String, Sendable, Hashable {
     case network
 }
 
-/// Hit and miss counts of a ``TwoTierCache``, per tier.
-public struct CacheStatistics: Sendable, Hashable {
-    /// Answers from memory.
-    public var memoryHits = 0
-    /// Answers from disk.
-    public var diskHits = 0
-    /// Requests that found neither tier and waited for a download.
-    public var misses = 0
-    /// Downloads started (one per URL however many callers waited).
-    public var downloads = 0
-    /// Downloads that failed.
-    public var downloadFailures = 0
-    /// Downloads the disk tier could not store (kept in memory only).
-    public var diskWriteFailures = 0
+extension TwoTierCache {
+    /// Hit and miss counts of a ``TwoTierCache``, per tier, since it was made.
+    public struct Statistics: Sendable, Hashable {
+        /// Answers from memory.
+        public var memoryHits = 0
+        /// Answers from disk.
+        public var diskHits = 0
+        /// Requests that found neither tier and waited for a download.
+        public var misses = 0
+        /// Downloads started (one per URL however many callers waited).
+        public var downloads = 0
+        /// Downloads that failed.
+        public var downloadFailures = 0
+        /// Downloads the disk tier could not store (kept in memory only).
+        public var diskWriteFailures = 0
+    }
 }
 
 /// The two-tier cache: memory, then disk, then one shared download, keyed by the md5 of the
@@ -54,7 +56,7 @@ public final class TwoTierCache: Sendable {
         var nextWaiter = 0
         /// Waiters whose task was cancelled before they joined a flight.
         var cancelledEarly: Set<Int> = []
-        var statistics = CacheStatistics()
+        var statistics = Statistics()
     }
 
     private let state = LockedBox(State())
@@ -68,9 +70,12 @@ public final class TwoTierCache: Sendable {
 
     /// Makes a cache with a disk tier in `directory`: 64 MB of memory and 512 MB of disk by default.
     ///
-    /// - Throws: ``CacheError/unwritable(path:reason:)`` when the directory cannot be created.
+    /// - Throws: ``CacheError/unwritable(path:errno:)`` when the directory cannot be created.
     public convenience init(directory: URL, memoryLimit: Int = 64 << 20, diskLimit: Int = 512 << 20) throws(CacheError) {
-        self.init(memory: MemoryCache(costLimit: memoryLimit), disk: try DiskCache(directory: directory, sizeLimit: diskLimit))
+        self.init(
+            memory: MemoryCache(costLimit: memoryLimit),
+            disk: try DiskCache(directory: directory, configuration: DiskCache.Configuration(sizeLimit: diskLimit))
+        )
     }
 
     /// The cache key of a URL: the md5 hex of its absolute string.
@@ -146,7 +151,7 @@ public final class TwoTierCache: Sendable {
     }
 
     /// The hit and miss counts so far.
-    public var statistics: CacheStatistics { state.withLock { $0.statistics } }
+    public var statistics: Statistics { state.withLock { $0.statistics } }
 
     // MARK: - Internals
 

@@ -91,7 +91,7 @@ enum CacheBenchmark {
             for key in keys { try payload.write(to: plainDirectory.appendingPathComponent(key), options: .atomic) }
             for key in keys { blackHole(try Data(contentsOf: plainDirectory.appendingPathComponent(key))) }
         }
-        let cache = try DiskCache(directory: root.appendingPathComponent("cache"), sizeLimit: 0)
+        let cache = try DiskCache(directory: root.appendingPathComponent("cache"), configuration: DiskCache.Configuration(sizeLimit: 0))
         let ours = try bestTime(runs: 5) {
             for key in keys { try cache.store(payload, forKey: key) }
             for key in keys { blackHole(cache.data(forKey: key)) }

@@ -120,4 +120,78 @@ struct CacheVerbTests {
         #expect(relative.status == 0, "\(relative.stderr)")
         #expect(try Data(contentsOf: folder.appending("relative.bin")) == Data("fresh bytes".utf8))
     }
+
+    // MARK: - Case 8: an origin with gzip_static
+
+    /// Serves `body` and its gzip beside it (made by the real gzip) under `prefix`.
+    private func serveWithGzipBeside(_ body: Data, at path: String, origin: NginxOrigin) throws {
+        try origin.serve(body, at: path)
+        let gzip = Process()
+        gzip.executableURL = URL(fileURLWithPath: "/bin/gzip")
+        gzip.arguments = ["-k", "-9", origin.root.appendingPathComponent(String(path.dropFirst())).path]
+        try gzip.run()
+        gzip.waitUntilExit()
+        #expect(gzip.terminationStatus == 0)
+    }
+
+    @Test func gzipStaticOriginFailedComparingUnpackedBytesWithPackedLengthRegression() throws {
+        // Given an nginx that serves a packed copy to clients that accept gzip, and one that
+        // serves it to every client (`always`), each with a compressible 2,000,001-byte file
+        let origin = try NginxOrigin(extraLocations: """
+            location /static/ { gzip_static on; }
+            location /always/ { gzip_static always; }
+            """)
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let body = Data(repeating: UInt8(ascii: "a"), count: 2_000_001)
+        try serveWithGzipBeside(body, at: "/static/big.txt", origin: origin)
+        try serveWithGzipBeside(body, at: "/always/big.txt", origin: origin)
+        for path in ["/static/big.txt", "/always/big.txt"] {
+            // When the cache fetches it, then reads it again from disk
+            let out = folder.appending("out").path
+            let dir = folder.appending("cache").path
+            let first = try Tool.run(["cache", "get", origin.url(path).absoluteString, "--dir", dir, "--out", out])
+            // Then both answers are the file's own bytes (main failed: "got 2000001 of 1983 bytes")
+            #expect(first.status == 0, "\(path): \(first.stderr)")
+            #expect(first.stderr.contains("source=network"))
+            #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == body, "\(path)")
+            let second = try Tool.run(["cache", "get", origin.url(path).absoluteString, "--dir", dir])
+            #expect(second.stderr.contains("source=disk"), "\(path): \(second.stderr)")
+            #expect(second.output == body, "\(path)")
+        }
+        // The cache asked for identity, so `gzip_static on` sent the plain file.
+        let sent = origin.requests().filter { $0.uri == "/static/big.txt" }.map(\.bytesSent)
+        #expect(sent.count == 1 && sent[0] > 2_000_001)
+    }
+
+    // MARK: - Case 3: the disk tier checks length and checksum on every read
+
+    @Test func twoTierCacheServesATruncatedFileRegression() throws {
+        let origin = try NginxOrigin()
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        var random = SeededRandom(seed: 3)
+        let body = Data(random.bytes(2_000_000))
+        try origin.serve(body, at: "/big.bin")
+        let url = origin.url("/big.bin").absoluteString, dir = folder.appending("cache").path
+        #expect(try Tool.run(["cache", "get", url, "--dir", dir]).status == 0)
+        // The one entry file (md5-named, beside the hidden manifest).
+        let name = try #require(try FileManager.default.contentsOfDirectory(atPath: dir).first { !$0.hasPrefix(".") })
+        let file = folder.appending("cache/\(name)")
+        // `truncate -s 1000000`: main answered exit 0, source=disk, 1,000,000 bytes.
+        #expect(truncate(file.path, 1_000_000) == 0)
+        let truncated = try Tool.run(["cache", "get", url, "--dir", dir])
+        #expect(truncated.status == 0, "\(truncated.stderr)")
+        #expect(truncated.stderr.contains("source=network"), "\(truncated.stderr)")
+        #expect(truncated.output == body)
+        // A flipped byte, same length: fetched again too; then the repaired entry serves from disk.
+        var bytes = try Data(contentsOf: file)
+        bytes[bytes.count / 2] ^= 0x40
+        try bytes.write(to: file)
+        let flipped = try Tool.run(["cache", "get", url, "--dir", dir])
+        #expect(flipped.stderr.contains("source=network") && flipped.output == body, "\(flipped.stderr)")
+        let repaired = try Tool.run(["cache", "get", url, "--dir", dir])
+        #expect(repaired.stderr.contains("source=disk") && repaired.output == body, "\(repaired.stderr)")
+        #expect(origin.requests().filter { $0.uri == "/big.bin" }.count == 3)
+    }
 }
