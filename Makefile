@@ -3,7 +3,7 @@ SWIFT ?= swift
 # Warnings are errors in every build the tests run on, so a warning can never land.
 STRICT = -Xswiftc -warnings-as-errors
 
-.PHONY: demo test bench fuzz deps test-deps
+.PHONY: demo test bench docs fuzz deps test-deps
 
 deps:
 	@./scripts/install-deps.sh
@@ -19,6 +19,12 @@ test: test-deps
 	$(SWIFT) build --build-tests $(STRICT)
 	$(SWIFT) test $(STRICT)
 	$(SWIFT) test --sanitize=thread $(STRICT)
+	SWIFT=$(SWIFT) ./scripts/docs.sh
+
+# A DocC archive per library module in .build/docs/<Module>.doccarchive; fails when a public
+# symbol has no doc comment (`make test` runs it too).
+docs: deps
+	SWIFT=$(SWIFT) ./scripts/docs.sh
 
 bench: test-deps
 	$(SWIFT) run -c release douyinkit-bench
@@ -29,7 +35,12 @@ bench: test-deps
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	mkdir -p .build/fuzz/corpus
-	swiftc -sanitize=fuzzer,address -parse-as-library -swift-version 6 -O \
+	# DouyinSupport first, as a static library with its module (DouyinWebP imports it).
+	swiftc -sanitize=fuzzer,address -parse-as-library -swift-version 6 -O -package-name DouyinKit \
+		-module-name DouyinSupport -emit-module -emit-module-path .build/fuzz/DouyinSupport.swiftmodule \
+		-emit-library -static -o .build/fuzz/libDouyinSupport.a Sources/DouyinSupport/*.swift
+	swiftc -sanitize=fuzzer,address -parse-as-library -swift-version 6 -O -package-name DouyinKit \
+		-I .build/fuzz -L .build/fuzz -lDouyinSupport \
 		-I Sources/CWebP $$(pkg-config --cflags-only-I libwebpdemux | sed 's/-I/-Xcc -I/g') \
 		$$(pkg-config --libs libwebpdemux) \
 		Sources/DouyinWebP/*.swift Fuzz/WebPFuzz.swift -o .build/fuzz/webp

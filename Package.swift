@@ -45,7 +45,7 @@ let package = Package(
         .executableTarget(name: "douyinkit", dependencies: ["DouyinKit"], swiftSettings: swiftSettings),
         // CWebP directly: the WebP baseline is libwebp's own WebPAnimDecoder; DouyinTestSupport
         // for the loopback nginx the video benchmark downloads from.
-        .executableTarget(name: "douyinkit-bench", dependencies: ["DouyinKit", "CWebP", "DouyinTestSupport"], swiftSettings: swiftSettings),
+        .executableTarget(name: "douyinkit-bench", dependencies: ["DouyinKit", "CWebP", "DouyinSupport", "DouyinTestSupport"], swiftSettings: swiftSettings),
         // Test-only helpers (fixture paths, nginx harness, manual clock); never re-exported.
         .target(name: "DouyinTestSupport", dependencies: ["DouyinSupport"], path: "Tests/DouyinTestSupport", swiftSettings: swiftSettings),
         .testTarget(

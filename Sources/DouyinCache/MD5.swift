@@ -3,7 +3,7 @@ import Foundation
 
 /// MD5 (RFC 1321), for naming cache entries after the URL they hold; not for security.
 ///
-/// One-shot with ``hex(_:)-swift.type.method``, or streaming with ``update(_:)`` and
+/// One-shot with ``hex(_:)-(String)``, or streaming with ``update(_:)-(Data)`` and
 /// ``finalize()``. Written by this package rather than taken from CryptoKit so Linux and Apple
 /// platforms share one implementation with identical output; the video cache names its files
 /// with the same implementation.

@@ -1,8 +1,5 @@
 import DouyinSupport
 import Foundation
-#if canImport(UIKit)
-import UIKit
-#endif
 
 /// A thread-safe least-recently-used cache in memory, with a total cost limit, a count limit
 /// and an optional age limit. Every operation is O(1).
@@ -20,7 +17,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
 
     @usableFromInline let clock: CacheClock
     @usableFromInline let list = LockedBox(LRUList<Key, Value>())
-    #if canImport(UIKit)
+    #if os(iOS) || os(tvOS) || os(visionOS)
     /// NotificationCenter's token; `@unchecked Sendable` because it is only handed back to
     /// NotificationCenter (thread-safe), never used otherwise.
     private struct ObserverToken: @unchecked Sendable { let token: any NSObjectProtocol }
@@ -33,16 +30,18 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         self.countLimit = max(0, countLimit)
         self.ageLimit = ageLimit
         self.clock = clock
-        #if canImport(UIKit)
+        #if os(iOS) || os(tvOS) || os(visionOS)
+        // UIApplication.didReceiveMemoryWarningNotification by its raw name: UIKit's constant
+        // is main-actor isolated under Swift 6 and this init is not; watchOS has no UIApplication.
         let observer = NotificationCenter.default.addObserver(
-            forName: UIApplication.didReceiveMemoryWarningNotification, object: nil, queue: nil
+            forName: Notification.Name("UIApplicationDidReceiveMemoryWarningNotification"), object: nil, queue: nil
         ) { [weak self] _ in self?.removeAll() }
         warningObserver.withLock { $0 = ObserverToken(token: observer) }
         #endif
     }
 
     deinit {
-        #if canImport(UIKit)
+        #if os(iOS) || os(tvOS) || os(visionOS)
         warningObserver.withLock { $0.map { NotificationCenter.default.removeObserver($0.token) } }
         #endif
     }
