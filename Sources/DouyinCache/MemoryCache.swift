@@ -8,12 +8,32 @@ import Foundation
 /// entries go first; an entry older than the age limit is a miss. On iOS it empties itself on
 /// a memory warning; elsewhere call ``trim(toCost:)`` when the process needs memory back.
 public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    /// The most total cost held; 0 means no limit. Costs are in caller units (bytes for data).
-    public let costLimit: Int
+    /// The limits of a memory cache.
+    public struct Configuration: Sendable, Hashable {
+        /// The most total cost held, in the caller's units (bytes for data); 0 means no limit.
+        /// 64 MB by default.
+        public var costLimit: Int
+        /// The most entries held; 0, the default, means no limit.
+        public var countLimit: Int
+        /// How long an entry stays valid after it is stored; `nil`, the default, means forever.
+        public var ageLimit: Duration?
+
+        /// Builds a configuration; negative limits count as 0 (no limit).
+        public init(costLimit: Int = 64 << 20, countLimit: Int = 0, ageLimit: Duration? = nil) {
+            self.costLimit = max(0, costLimit)
+            self.countLimit = max(0, countLimit)
+            self.ageLimit = ageLimit
+        }
+    }
+
+    /// The limits this cache keeps.
+    public let configuration: Configuration
+    /// The most total cost held; 0 means no limit.
+    @usableFromInline let costLimit: Int
     /// The most entries held; 0 means no limit.
-    public let countLimit: Int
-    /// How long an entry stays valid after it is stored; `nil` means forever.
-    public let ageLimit: TimeInterval?
+    @usableFromInline let countLimit: Int
+    /// The age limit in seconds, for comparing with the clock's dates.
+    @usableFromInline let ageLimit: Double?
 
     @usableFromInline let clock: CacheClock
     @usableFromInline let list = LockedBox(LRUList<Key, Value>())
@@ -25,10 +45,14 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     #endif
 
     /// Makes an empty cache; by default 64 MB of cost, no count limit, no age limit.
-    public init(costLimit: Int = 64 << 20, countLimit: Int = 0, ageLimit: TimeInterval? = nil, clock: CacheClock = .system) {
-        self.costLimit = max(0, costLimit)
-        self.countLimit = max(0, countLimit)
-        self.ageLimit = ageLimit
+    public init(configuration: Configuration = Configuration(), clock: CacheClock = .system) {
+        self.configuration = configuration
+        costLimit = configuration.costLimit
+        countLimit = configuration.countLimit
+        ageLimit = configuration.ageLimit.map { limit in
+            let (seconds, attoseconds) = limit.components
+            return Double(seconds) + Double(attoseconds) / 1e18
+        }
         self.clock = clock
         #if os(iOS) || os(tvOS) || os(visionOS)
         // UIApplication.didReceiveMemoryWarningNotification by its raw name: UIKit's constant
@@ -110,8 +134,8 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// The total cost of the entries held.
     @inlinable
     public var totalCost: Int { list.withLock { $0.totalCost } }
-    /// The keys from least to most recently used (O(n); for tests and diagnostics).
-    public var keysByRecency: [Key] { list.withLock { $0.keysOldestFirst } }
+    /// The keys from least to most recently used (O(n); a test hook).
+    package var keysByRecency: [Key] { list.withLock { $0.keysOldestFirst } }
 
     /// Pops the least recently used entries while over a limit; `nil` means no limit.
     @inlinable

@@ -73,7 +73,7 @@ public final class TwoTierCache: Sendable {
     /// - Throws: ``CacheError/unwritable(path:errno:)`` when the directory cannot be created.
     public convenience init(directory: URL, memoryLimit: Int = 64 << 20, diskLimit: Int = 512 << 20) throws(CacheError) {
         self.init(
-            memory: MemoryCache(costLimit: memoryLimit),
+            memory: MemoryCache(configuration: .init(costLimit: memoryLimit)),
             disk: try DiskCache(directory: directory, configuration: DiskCache.Configuration(sizeLimit: diskLimit))
         )
     }

@@ -1,8 +1,8 @@
 import DouyinSupport
 import Foundation
 
-/// Drives a ``GiftComboEngine`` with the real clock: safe to call from any thread, firing the
-/// engine's timers itself, and reporting events in order as an `AsyncStream` and as
+/// Drives a ``GiftComboEngine`` on a clock (the continuous clock, or one injected): safe to
+/// call from any thread, firing the engine's timers itself, and reporting events in order as an `AsyncStream` and as
 /// ``GiftDisplayOperation``s on one `OperationQueue` per track.
 ///
 /// Each step changes the engine and the runner's bookkeeping under its lock; everything that
@@ -20,10 +20,13 @@ public final class GiftComboRunner: Sendable {
     }
 
     private let state: LockedBox<State>
-    private let origin = ContinuousClock.now
+    /// The time since the runner started, on its clock.
+    private let now: @Sendable () -> Duration
+    /// Suspends until the runner's clock reads the given time since the start.
+    private let sleep: @Sendable (Duration) async throws -> Void
     /// One serial queue per track; its one executing operation is the unit on screen.
     public let trackQueues: [OperationQueue]
-    /// Fires timers and delivers events, one at a time and in engine order.
+    /// Performs each step's actions and delivers its events, one step at a time, in engine order.
     private let queue = DispatchQueue(label: "DouyinGift.GiftComboRunner")
 
     /// Called on the runner's delivery queue with each unit's operation as the unit shows,
@@ -38,15 +41,31 @@ public final class GiftComboRunner: Sendable {
         case finish(GiftDisplayOperation)
     }
 
-    /// Makes a runner whose clock starts now; `onShow` receives each unit's operation as it shows.
+    /// Makes a runner on the continuous clock, starting now; `onShow` receives each unit's
+    /// operation as it shows.
     ///
     /// - Throws: ``GiftError/configurationOutOfRange(field:value:allowed:)``.
-    public init(
+    public convenience init(
         configuration: GiftComboEngine.Configuration = GiftComboEngine.Configuration(),
         onShow: (@Sendable (GiftDisplayOperation) -> Void)? = nil
     ) throws(GiftError) {
+        try self.init(configuration: configuration, clock: ContinuousClock(), onShow: onShow)
+    }
+
+    /// Makes a runner whose timers wait on `clock` (a test clock in tests), starting at its
+    /// current time; `onShow` receives each unit's operation as it shows.
+    ///
+    /// - Throws: ``GiftError/configurationOutOfRange(field:value:allowed:)``.
+    public init<C: Clock>(
+        configuration: GiftComboEngine.Configuration = GiftComboEngine.Configuration(),
+        clock: C,
+        onShow: (@Sendable (GiftDisplayOperation) -> Void)? = nil
+    ) throws(GiftError) where C.Duration == Duration {
         self.onShow = onShow
         state = LockedBox(State(engine: try GiftComboEngine(configuration: configuration)))
+        let origin = clock.now
+        now = { origin.duration(to: clock.now) }
+        sleep = { time in try await clock.sleep(until: origin.advanced(by: time), tolerance: nil) }
         trackQueues = (0..<configuration.tracks).map { track in
             let queue = OperationQueue()
             queue.name = "DouyinGift.track\(track)"
@@ -87,7 +106,7 @@ public final class GiftComboRunner: Sendable {
     }
 
     /// How long the runner has been running: the clock its events are stamped with.
-    public var elapsed: Duration { ContinuousClock.now - origin }
+    public var elapsed: Duration { now() }
 
     /// Runs one engine step under the lock and queues its actions and events for the delivery
     /// queue, which performs them in the same order once the lock is released.
@@ -141,19 +160,18 @@ public final class GiftComboRunner: Sendable {
         }
     }
 
-    /// The longest single wait of the timer; a later deadline is reached by waiting again.
-    /// Keeps the wait in microseconds within a 32-bit `Int` (watchOS) whatever the window.
+    /// The longest single wait of the timer; a later deadline is reached by waiting again, so
+    /// no wait is converted to a clock's own units from an arbitrarily large window.
     private static let longestWait: Duration = .seconds(60)
 
     private func scheduleTimer(_ state: inout State) {
         guard let deadline = state.engine.nextDeadline else { return }
         if let scheduled = state.scheduledDeadline, scheduled <= deadline { return }
         state.scheduledDeadline = deadline
-        let delay = min(max(.zero, deadline - elapsed), Self.longestWait)
-        let (seconds, attoseconds) = delay.components
-        // Rounded up, so the timer never fires before the deadline it is for.
-        let microseconds = Int(seconds) * 1_000_000 + Int((attoseconds + 999_999_999_999) / 1_000_000_000_000)
-        queue.asyncAfter(deadline: .now() + .microseconds(microseconds)) { [weak self] in
+        let wake = min(deadline, now() + Self.longestWait), sleep = self.sleep
+        Task { [weak self] in
+            // Nothing cancels this task; a released runner is simply not fired.
+            try? await sleep(wake)
             self?.fireTimers()
         }
     }

@@ -48,7 +48,7 @@ enum CacheBenchmark {
             let slices = (0..<threads).map { Array(trace[($0 * length / threads)..<(($0 + 1) * length / threads)]) }
             var ourHits = 0, theirHits = 0
             let ours = bestTime(runs: 5) {
-                let cache = MemoryCache<Int, Data>(costLimit: 0, countLimit: limit)
+                let cache = MemoryCache<Int, Data>(configuration: .init(costLimit: 0, countLimit: limit))
                 let hits = Protected(0)
                 DispatchQueue.concurrentPerform(iterations: threads) { thread in
                     var local = 0

@@ -8,7 +8,7 @@ struct CacheStressTests {
     @Test func eightTasksTenThousandMixedOperations() async throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
-        let memory = MemoryCache<String, Data>(costLimit: 64 * 1024, countLimit: 200)
+        let memory = MemoryCache<String, Data>(configuration: .init(costLimit: 64 * 1024, countLimit: 200))
         let disk = try DiskCache(directory: folder.url, configuration: DiskCache.Configuration(sizeLimit: 256 * 1024))
         await withTaskGroup(of: Void.self) { group in
             for task in 0..<8 {

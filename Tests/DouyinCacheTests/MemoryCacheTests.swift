@@ -6,7 +6,7 @@ import Testing
 @Suite("MemoryCache")
 struct MemoryCacheTests {
     @Test func countLimitEvictsTheLeastRecentlyUsed() {
-        let cache = MemoryCache<String, Int>(costLimit: 0, countLimit: 3)
+        let cache = MemoryCache<String, Int>(configuration: .init(costLimit: 0, countLimit: 3))
         cache.setValue(1, for: "a")
         cache.setValue(2, for: "b")
         cache.setValue(3, for: "c")
@@ -17,7 +17,7 @@ struct MemoryCacheTests {
     }
 
     @Test func costLimitEvictsUntilUnder() {
-        let cache = MemoryCache<String, Int>(costLimit: 10)
+        let cache = MemoryCache<String, Int>(configuration: .init(costLimit: 10))
         cache.setValue(1, for: "a", cost: 4)
         cache.setValue(2, for: "b", cost: 4)
         cache.setValue(3, for: "c", cost: 4)
@@ -28,7 +28,7 @@ struct MemoryCacheTests {
     }
 
     @Test func replacingAnEntryUpdatesItsCost() {
-        let cache = MemoryCache<String, Int>(costLimit: 100)
+        let cache = MemoryCache<String, Int>(configuration: .init(costLimit: 100))
         cache.setValue(1, for: "a", cost: 30)
         cache.setValue(2, for: "a", cost: 5)
         #expect(cache.totalCost == 5)
@@ -38,7 +38,7 @@ struct MemoryCacheTests {
 
     @Test func ageLimitWithAnInjectedClock() {
         let clock = ManualClock()
-        let cache = MemoryCache<String, Int>(ageLimit: 60, clock: CacheClock { clock.now })
+        let cache = MemoryCache<String, Int>(configuration: .init(ageLimit: .seconds(60)), clock: CacheClock { clock.now })
         cache.setValue(1, for: "a")
         clock.advance(by: 30)
         cache.setValue(2, for: "b")
@@ -53,7 +53,7 @@ struct MemoryCacheTests {
     }
 
     @Test func trimmingAndRemoving() {
-        let cache = MemoryCache<Int, Int>(costLimit: 0)
+        let cache = MemoryCache<Int, Int>(configuration: .init(costLimit: 0))
         for key in 0..<10 { cache.setValue(key, for: key, cost: 10) }
         cache.trim(toCost: 35)
         #expect(cache.keysByRecency == [7, 8, 9])
@@ -67,7 +67,7 @@ struct MemoryCacheTests {
     }
 
     @Test func slotsAreReusedAfterEviction() {
-        let cache = MemoryCache<Int, Int>(costLimit: 0, countLimit: 100)
+        let cache = MemoryCache<Int, Int>(configuration: .init(costLimit: 0, countLimit: 100))
         for key in 0..<100_000 { cache.setValue(key, for: key) }
         #expect(cache.count == 100)
         #expect(cache.keysByRecency == Array(99_900..<100_000))

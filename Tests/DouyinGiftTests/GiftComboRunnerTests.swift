@@ -1,5 +1,6 @@
 import DouyinGift
 import DouyinSupport
+import DouyinTestSupport
 import Foundation
 import Testing
 
@@ -85,6 +86,25 @@ struct GiftComboRunnerTests {
         // By the time observers hear of the finish, the runner no longer lists the unit.
         #expect(observed.allSatisfy { !$0.stillListed })
         runnerBox.withLock { $0 = nil }
+    }
+
+    @Test func timersWaitOnTheInjectedClock() async throws {
+        let clock = TestClock()
+        let runner = try GiftComboRunner(configuration: GiftComboEngine.Configuration(tracks: 1, comboWindow: .seconds(3)), clock: clock)
+        var events = runner.events().makeAsyncIterator()
+        try runner.send(GiftSend(user: "a", gift: "rose"))
+        #expect(await events.next()?.kind == .show)
+        #expect(await events.next()?.kind == .firstDisplay)
+        await clock.waitForSleepers(1)
+        clock.advance(by: .milliseconds(2999))
+        // Just before the window closes a combo restarts it.
+        try runner.send(GiftSend(user: "a", gift: "rose", count: 4))
+        let combo = await events.next()
+        #expect(combo?.kind == .combo && combo?.count == 5 && combo?.time == .milliseconds(2999))
+        clock.advance(by: .seconds(3))
+        let hide = await events.next()
+        #expect(hide?.kind == .hide && hide?.count == 5 && hide?.time == .milliseconds(5999))
+        #expect(runner.elapsed == .milliseconds(5999))
     }
 }
 
