@@ -114,7 +114,10 @@ public struct GiftComboEngine: Sendable {
         case .increment(let count):
             increase = count
         case .absolute(let total):
-            increase = total - (openCount(of: send.key) ?? 0)
+            // Compared before subtracting: a stale total as low as Int.min must not overflow.
+            let open = openCount(of: send.key) ?? 0
+            guard total > open else { return }
+            increase = total - open
         }
         guard increase > 0 else { return }
         if let id = openUnit[send.key] {

@@ -228,6 +228,16 @@ struct GiftRuleTests {
         #expect(room.flush() == [])
     }
 
+    /// A lying server's running total of Int.min for a key with an open unit trapped
+    /// (`Int.min - 1` overflowed) and, through the runner, killed the app under its lock.
+    @Test func aNegativeAbsoluteTotalIsStaleNotATrap() throws {
+        var room = try Room()
+        _ = try room.send(0, "u", "g")
+        #expect(try room.absolute(10, "u", "g", .min) == [])
+        #expect(try room.absolute(20, "u", "g", -5) == [])
+        #expect(try room.send(30, "u", "g") == ["30 combo track=0 key=u:g count=2"])
+    }
+
     @Test func timeNeverRunsBackwards() throws {
         var room = try Room(GiftComboEngine.Configuration(tracks: 1))
         _ = try room.send(1000, "a", "g")
