@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "DouyinCache", targets: ["DouyinCache"]),
         .library(name: "DouyinWebP", targets: ["DouyinWebP"]),
         .library(name: "DouyinVideoCache", targets: ["DouyinVideoCache"]),
+        .library(name: "DouyinFeed", targets: ["DouyinFeed"]),
         .executable(name: "douyinkit", targets: ["douyinkit"]),
     ],
     targets: [
@@ -37,9 +38,15 @@ let package = Package(
         ),
         .target(name: "DouyinWebP", dependencies: ["CWebP", "DouyinSupport"], swiftSettings: swiftSettings),
         .target(name: "DouyinVideoCache", dependencies: ["DouyinSupport"], swiftSettings: swiftSettings),
+        // The feed: playback policy, the preloader over both caches, the cover pipeline.
+        .target(
+            name: "DouyinFeed",
+            dependencies: ["DouyinModels", "DouyinCache", "DouyinVideoCache", "DouyinWebP", "DouyinSupport"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "DouyinKit",
-            dependencies: ["DouyinModels", "DouyinGift", "DouyinCache", "DouyinWebP", "DouyinVideoCache"],
+            dependencies: ["DouyinModels", "DouyinGift", "DouyinCache", "DouyinWebP", "DouyinVideoCache", "DouyinFeed"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "douyinkit", dependencies: ["DouyinKit"], swiftSettings: swiftSettings),
@@ -77,6 +84,11 @@ let package = Package(
             name: "DouyinWebPTests",
             // CWebP directly: the tests compare against libwebp's own WebPAnimDecoder.
             dependencies: ["DouyinWebP", "CWebP", "DouyinTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "DouyinFeedTests",
+            dependencies: ["DouyinFeed", "DouyinTestSupport"],
             swiftSettings: swiftSettings
         ),
         // Runs the built `douyinkit` binary; depending on it makes SwiftPM build it first.

@@ -3,3 +3,4 @@
 @_exported import DouyinCache
 @_exported import DouyinWebP
 @_exported import DouyinVideoCache
+@_exported import DouyinFeed

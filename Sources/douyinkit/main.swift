@@ -10,6 +10,7 @@ let verbs: [String: ([String]) async throws -> Void] = [
     "cache": CacheCommand.run,
     "webp-frames": WebPFramesCommand.run,
     "video": VideoCommand.run,
+    "feed": FeedCommand.run,
 ]
 
 guard let verb = arguments.first, let command = verbs[verb] else {
@@ -20,6 +21,7 @@ guard let verb = arguments.first, let command = verbs[verb] else {
       cache get <url> --dir <dir> [--out <file>]
       webp-frames <file> --out <dir>
       video get <url> --range <first>-<last> --dir <dir> [--out <file>]
+      feed preload <feed.json> --index I --dir <dir> [--ahead N] [--behind M] [--bytes B]
       gift-sim <script> [--tracks N] [--combo-window MS] [--max-combo N]
     """).exit()
 }

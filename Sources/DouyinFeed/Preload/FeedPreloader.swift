@@ -1,0 +1,355 @@
+import DouyinCache
+import DouyinSupport
+import DouyinVideoCache
+import Foundation
+
+/// Keeps the caches warm around the current feed item without slowing the playing video:
+/// performs a ``PreloadScheduler``'s decisions over a ``VideoCache`` (first bytes of the next
+/// videos, the `moov` tail of non-faststart files) and a ``TwoTierCache`` (covers, avatars).
+///
+/// ```swift
+/// let preloader = FeedPreloader(videoCache: videos, imageCache: images)
+/// preloader.setItems(try FeedItem.items(fromFeedJSON: page), current: 0)
+/// preloader.playbackPosition(reader.position)   // as the player reads
+/// preloader.show(1)                             // on a swipe: re-plans at once
+/// ```
+///
+/// While the current video plays, it watches the video cache every
+/// ``Configuration/pollInterval`` on the injected clock until the playing video holds its
+/// watermark, because the video cache has no "bytes arrived" callback. Everything the jobs
+/// fetch stays cached when they are cancelled; the video cache shares downloads with the
+/// player, so nothing is fetched twice.
+public final class FeedPreloader: Sendable {
+    /// The preloader's settings.
+    public struct Configuration: Sendable {
+        /// The planner's rules (window, prefix size, watermark, concurrency).
+        public var planner = PreloadPlanner.Configuration()
+        /// How often the playing video's buffer is checked while admission is not fully
+        /// open: 100 ms by default.
+        public var pollInterval: Duration = .milliseconds(100)
+        /// The defaults.
+        public init() {}
+    }
+
+    /// One job's result, for logs and the `feed preload` verb.
+    public struct Event: Sendable, Hashable {
+        /// The job.
+        public var job: PreloadPlanner.Job
+        /// Video: bytes of the job's range held afterwards; image: the file's size; 0 when it failed.
+        public var bytes: Int64
+        /// Whether anything came from the network (`false`: everything was already held).
+        public var fetched: Bool
+        /// Why it failed, if it did (cancellation is not a failure and gets no event).
+        public var failure: String?
+    }
+
+    private struct Handle {
+        let id: Int
+        let task: Task<Void, Never>
+        let reader: LockedBox<VideoReader?>
+    }
+
+    private struct State {
+        var scheduler: PreloadScheduler
+        var handles: [PreloadPlanner.Job: Handle] = [:]
+        var nextID = 0
+        var monitor: Task<Void, Never>?
+        var playingURL: URL?
+        var readPosition: Int64 = 0
+        var idleWaiters: [CheckedContinuation<Void, Never>] = []
+        var events: [Event] = []
+        var closed = false
+    }
+
+    /// The settings in use.
+    public let configuration: Configuration
+    private let videoCache: VideoCache
+    private let imageCache: TwoTierCache?
+    private let clock: any Clock<Duration>
+    private let state: LockedBox<State>
+
+    /// A preloader over the given caches (`imageCache` `nil`: no covers or avatars), checking
+    /// the playing video's buffer on `clock` (a test clock in tests).
+    public init(videoCache: VideoCache, imageCache: TwoTierCache?, configuration: Configuration = Configuration(),
+                clock: any Clock<Duration> = ContinuousClock()) {
+        var configuration = configuration
+        if imageCache == nil { configuration.planner.includesImages = false }
+        self.configuration = configuration
+        self.videoCache = videoCache
+        self.imageCache = imageCache
+        self.clock = clock
+        state = LockedBox(State(scheduler: PreloadScheduler(configuration: configuration.planner)))
+    }
+
+    deinit {
+        let handles = state.withLock { state -> [Handle] in
+            state.monitor?.cancel()
+            return Array(state.handles.values)
+        }
+        for handle in handles { Self.stop(handle) }
+    }
+
+    /// Sets the feed's items and shows `current` (a new feed, or more pages appended).
+    public func setItems(_ items: [FeedItem], current: Int) {
+        perform { $0.scheduler.setItems(items, current: current) }
+        startMonitor()
+    }
+
+    /// The current item changed (a swipe): re-plans at once, cancels work outside the window,
+    /// and holds preloads back until the new playing video has its watermark.
+    public func show(_ index: Int) {
+        perform { $0.scheduler.show(index) }
+        startMonitor()
+    }
+
+    /// Where the player reads the current video now (bytes from its start); checks the
+    /// buffer at once.
+    public func playbackPosition(_ offset: Int64) async {
+        state.withLock { $0.readPosition = max(0, offset) }
+        await checkPlayingBuffer()
+    }
+
+    /// Lets preloads run without a playing video (a tool warming caches, a paused feed): two at a time.
+    public func preloadWithoutPlayback() {
+        perform { $0.scheduler.noPlayingVideo() }
+    }
+
+    /// Stops everything: running jobs are cancelled (their bytes stay cached), nothing starts
+    /// again. Idempotent.
+    public func cancel() {
+        let (handles, monitor, waiters) = state.withLock { state in
+            state.closed = true
+            defer {
+                state.monitor = nil
+                state.idleWaiters = []
+            }
+            return (Array(state.handles.values), state.monitor, state.idleWaiters)
+        }
+        monitor?.cancel()
+        for handle in handles { Self.stop(handle) }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Returns once no job runs and none can start now (the window is done, or admission
+    /// holds the rest back), or the preloader was cancelled.
+    public func idle() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state -> Bool in
+                if state.closed || state.handles.isEmpty { return true }
+                state.idleWaiters.append(continuation)
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    /// The counts so far (bytes read by items still in the window counted as played).
+    public var statistics: PreloadScheduler.Statistics {
+        state.withLock { $0.scheduler.currentStatistics }
+    }
+
+    /// The admission now.
+    public var admission: PreloadScheduler.Admission {
+        state.withLock { $0.scheduler.admission }
+    }
+
+    /// Takes the events of the jobs that ended since the last call, in the order they ended.
+    public func takeEvents() -> [Event] {
+        state.withLock { state in
+            defer { state.events = [] }
+            return state.events
+        }
+    }
+
+    /// The jobs running now, for tests and logs.
+    public var runningJobs: Set<PreloadPlanner.Job> {
+        state.withLock { $0.scheduler.running }
+    }
+
+    // MARK: Performing
+
+    /// Runs a scheduler step under the lock; starts the jobs it asks for there (a task does
+    /// not run synchronously, so a start's handle is registered before any cancel can look for
+    /// it) and stops the cancelled ones after unlocking.
+    private func perform(_ step: (inout State) -> [PreloadScheduler.Action]) {
+        let (stops, waiters) = state.withLock { state -> ([Handle], [CheckedContinuation<Void, Never>]) in
+            guard !state.closed else { return ([], []) }
+            var stops: [Handle] = []
+            for action in step(&state) {
+                switch action {
+                case .start(let job):
+                    state.nextID += 1
+                    let reader = LockedBox<VideoReader?>(nil)
+                    let id = state.nextID
+                    let task = Task { [self] in await run(job, id: id, reader: reader) }
+                    state.handles[job] = Handle(id: id, task: task, reader: reader)
+                case .cancel(let job):
+                    if let handle = state.handles[job] { stops.append(handle) }
+                }
+            }
+            guard state.handles.isEmpty else { return (stops, []) }
+            defer { state.idleWaiters = [] }
+            return (stops, state.idleWaiters)
+        }
+        for handle in stops { Self.stop(handle) }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    private static func stop(_ handle: Handle) {
+        handle.task.cancel()
+        handle.reader.withLock { $0 }?.close()
+    }
+
+    /// One job, start to end; reports its outcome to the scheduler.
+    private func run(_ job: PreloadPlanner.Job, id: Int, reader box: LockedBox<VideoReader?>) async {
+        var event = Event(job: job, bytes: 0, fetched: false, failure: nil)
+        let outcome: PreloadScheduler.Outcome
+        switch job.kind {
+        case .videoPrefix, .videoTail:
+            let reader = videoCache.reader(for: job.url)
+            box.withLock { $0 = reader }
+            defer { reader.close() }
+            let range = job.range ?? 0..<1
+            let before = reader.cachedRanges
+            var layout: MP4Layout?
+            var failure: (any Error)?
+            do {
+                if Task.isCancelled { throw CancellationError() }
+                try await reader.prefetch(range)
+                if job.kind == .videoPrefix {
+                    layout = await Self.layout(of: reader, prefix: range)
+                }
+            } catch {
+                failure = error
+            }
+            let after = reader.cachedRanges
+            let added = after.ranges.flatMap { held in before.missing(in: held.clamped(to: range)) }.filter { !$0.isEmpty }
+            event.bytes = after.ranges.reduce(0) { $0 + Int64($1.clamped(to: range).count) }
+            event.fetched = !added.isEmpty
+            if let failure {
+                if Task.isCancelled || Self.isCancellation(failure) {
+                    outcome = .cancelled(added: added)
+                } else {
+                    event.failure = "\(failure)"
+                    outcome = .failed(added: added)
+                }
+            } else {
+                outcome = .completed(added: added, layout: layout)
+            }
+        case .cover, .avatar:
+            guard let imageCache else { return finish(job, id: id, outcome: .failed(added: []), event: nil) }
+            do {
+                let (data, source) = try await imageCache.fetch(job.url, priority: job.kind == .cover ? .high : .normal)
+                event.bytes = Int64(data.count)
+                event.fetched = source == .network
+                outcome = .completed(added: [], layout: nil)
+            } catch {
+                if Task.isCancelled || Self.isCancellation(error) {
+                    outcome = .cancelled(added: [])
+                } else {
+                    event.failure = "\(error)"
+                    outcome = .failed(added: [])
+                }
+            }
+        }
+        let cancelled: Bool = if case .cancelled = outcome { true } else { false }
+        finish(job, id: id, outcome: outcome, event: cancelled ? nil : event)
+    }
+
+    private func finish(_ job: PreloadPlanner.Job, id: Int, outcome: PreloadScheduler.Outcome, event: Event?) {
+        perform { state in
+            guard state.handles[job]?.id == id else { return [] }
+            state.handles[job] = nil
+            if let event { state.events.append(event) }
+            return state.scheduler.jobEnded(job, outcome)
+        }
+    }
+
+    private static func isCancellation(_ error: any Error) -> Bool {
+        if error is CancellationError { return true }
+        if let error = error as? VideoCacheError, error == .cancelled { return true }
+        if let error = error as? CacheError, case .cancelled = error { return true }
+        return false
+    }
+
+    /// Reads the box headers of a prefix just fetched (held, so no origin traffic: a header
+    /// outside the held prefix ends the scan).
+    private static func layout(of reader: VideoReader, prefix: Range<Int64>) async -> MP4Layout {
+        let length = try? await reader.contentInfo().length
+        let held = reader.cachedRanges
+        return await MP4Layout.scan(length: length) { offset in
+            let end = min(offset + 16, prefix.upperBound, length ?? .max)
+            guard offset < end, held.contains(offset..<end) else { return nil }
+            return try? await reader.read(offset..<end)
+        }
+    }
+
+    // MARK: Watching the playing video
+
+    /// (Re)starts the loop that feeds the scheduler the playing video's buffer until
+    /// admission is fully open.
+    private func startMonitor() {
+        let task = Task { [weak self] in
+            while let self, !Task.isCancelled {
+                let open = await self.checkPlayingBuffer()
+                if open { return }
+                do {
+                    try await self.clock.sleep(for: self.configuration.pollInterval)
+                } catch {
+                    return
+                }
+            }
+        }
+        let old = state.withLock { state -> Task<Void, Never>? in
+            defer { state.monitor = state.closed ? nil : task }
+            return state.monitor
+        }
+        old?.cancel()
+        if state.withLock({ $0.closed }) { task.cancel() }
+    }
+
+    /// Reads the playing video's buffer from the video cache and tells the scheduler;
+    /// `true` when admission is fully open (nothing more to watch).
+    @discardableResult
+    private func checkPlayingBuffer() async -> Bool {
+        let (url, position) = state.withLock { state -> (URL?, Int64) in
+            guard let current = state.scheduler.current else { return (nil, 0) }
+            let url = state.scheduler.items[current].videoURL
+            if state.playingURL != url {
+                state.playingURL = url
+                state.readPosition = 0
+            }
+            return (url, state.readPosition)
+        }
+        guard let url else {
+            perform { $0.scheduler.noPlayingVideo() }
+            return true
+        }
+        let held = videoCache.cachedRanges(for: url)
+        let heldEnd = held.heldRunEnd(from: position) ?? position
+        let length = await Self.knownLength(of: url, in: videoCache, held: held)
+        let buffer = PreloadScheduler.PlayingBuffer(
+            readPosition: position, heldAhead: heldEnd - position,
+            isComplete: length.map { held.contains(0..<$0) } ?? false, length: length
+        )
+        var open = false
+        perform { state in
+            // A swipe since the read: this buffer belongs to another item.
+            guard state.playingURL == url else { return [] }
+            let actions = state.scheduler.playingBufferChanged(buffer)
+            open = state.scheduler.admission == .complete
+            return actions
+        }
+        return open
+    }
+
+    /// The length of a video the cache holds bytes of, without asking the origin.
+    private static func knownLength(of url: URL, in cache: VideoCache, held: ByteRangeSet) async -> Int64? {
+        // Only once bytes are held: the cache learned the length with them (and its index keeps
+        // it), so contentInfo() answers without a request; asking earlier would make one.
+        guard held.contains(0..<2) else { return nil }
+        let reader = cache.reader(for: url)
+        defer { reader.close() }
+        return try? await reader.contentInfo().length
+    }
+}
