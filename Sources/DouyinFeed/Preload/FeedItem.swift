@@ -29,11 +29,11 @@ public struct FeedItem: Sendable, Hashable {
     /// feed's `bit_rate` list, see ``items(fromFeedJSON:)``).
     public init(aweme: Aweme, bitRate: Int? = nil) {
         self.init(
-            videoURL: aweme.video.playAddr.urls.first,
-            coverURL: aweme.video.cover.urls.first,
-            avatarURL: aweme.author?.avatarThumb.urls.first,
+            videoURL: aweme.video?.playAddr?.urls.first,
+            coverURL: aweme.video?.cover?.urls.first,
+            avatarURL: aweme.author?.avatarThumb?.urls.first,
             bitRate: bitRate,
-            duration: .milliseconds(aweme.video.duration)
+            duration: aweme.video?.duration.map { .milliseconds($0) }
         )
     }
 

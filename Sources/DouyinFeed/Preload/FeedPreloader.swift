@@ -114,28 +114,24 @@ public final class FeedPreloader: Sendable {
         perform { $0.scheduler.noPlayingVideo() }
     }
 
-    /// Stops everything: running jobs are cancelled (their bytes stay cached), nothing starts
-    /// again. Idempotent.
+    /// Stops everything: running jobs are cancelled (their bytes stay cached and counted),
+    /// nothing starts again. Idempotent.
     public func cancel() {
-        let (handles, monitor, waiters) = state.withLock { state in
+        let (handles, monitor) = state.withLock { state in
             state.closed = true
-            defer {
-                state.monitor = nil
-                state.idleWaiters = []
-            }
-            return (Array(state.handles.values), state.monitor, state.idleWaiters)
+            defer { state.monitor = nil }
+            return (Array(state.handles.values), state.monitor)
         }
         monitor?.cancel()
         for handle in handles { Self.stop(handle) }
-        for waiter in waiters { waiter.resume() }
     }
 
-    /// Returns once no job runs and none can start now (the window is done, or admission
-    /// holds the rest back), or the preloader was cancelled.
+    /// Returns once no job runs and none can start now (the window is done, admission holds
+    /// the rest back, or the preloader was cancelled and its jobs have ended).
     public func idle() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready = state.withLock { state -> Bool in
-                if state.closed || state.handles.isEmpty { return true }
+                if state.handles.isEmpty { return true }
                 state.idleWaiters.append(continuation)
                 return false
             }
@@ -173,11 +169,12 @@ public final class FeedPreloader: Sendable {
     /// it) and stops the cancelled ones after unlocking.
     private func perform(_ step: (inout State) -> [PreloadScheduler.Action]) {
         let (stops, waiters) = state.withLock { state -> ([Handle], [CheckedContinuation<Void, Never>]) in
-            guard !state.closed else { return ([], []) }
             var stops: [Handle] = []
             for action in step(&state) {
                 switch action {
-                case .start(let job):
+                case .start:
+                    // Cancelled: the scheduler's books still run (ends are counted), nothing starts.
+                    guard !state.closed, case .start(let job) = action else { continue }
                     state.nextID += 1
                     let reader = LockedBox<VideoReader?>(nil)
                     let id = state.nextID
