@@ -202,8 +202,10 @@ struct PreloaderOriginTests {
         resumed.preloadWithoutPlayback()
         await resumed.idle()
         resumed.cancel()
-        let later = origin.requests("/slow/v/v1.mp4").dropFirst(earlier).map(\.range)
-        #expect(later.count == 1 && later.first != "bytes=0-819199" && later.first?.hasSuffix("-819199") == true, "\(later)")
+        // (nginx logs a request when it ends: the cancelled one may be logged only now.)
+        let later = origin.requests("/slow/v/v1.mp4").dropFirst(earlier).map(\.range).filter { $0 != "bytes=0-819199" }
+        let start = later.first.flatMap { Int($0.dropFirst(6).prefix { $0 != "-" }) } ?? 0
+        #expect(later.count == 1 && start >= 100_000 && later.first?.hasSuffix("-819199") == true, "\(later)")
         #expect(videos.cachedRanges(for: items[1].videoURL!) == ByteRangeSet([0..<819_200]))
     }
 

@@ -1,0 +1,292 @@
+import DouyinCache
+import DouyinSupport
+import DouyinVideoCache
+import DouyinWebP
+import Foundation
+
+/// Turns cover URLs (animated WebP) into first frames for a grid: from the two-tier cache when
+/// held (decoded on the WebP decode queues), else from one progressive download per URL that
+/// shows the first frame as soon as its bytes are in, long before the file is complete, and
+/// stores the whole file in the cache when it is.
+///
+/// ```swift
+/// let covers = CoverPipeline(imageCache: images)
+/// let frame = try await covers.firstFrame(for: url)            // visible cell
+/// let later = Task { try await covers.firstFrame(for: next, priority: .prefetch) }
+/// later.cancel()                                                // the cell went away
+/// ```
+///
+/// Rules: however many cells ask for one URL, one download and one decode serve them; a
+/// waiter that cancels leaves without disturbing the others, and the download stops when the
+/// last one leaves. At most ``Configuration/maxConcurrentDownloads`` download at once, visible
+/// requests before prefetches, each in the order asked.
+///
+/// The cache's own downloader hands out whole files only, so this pipeline reads the body
+/// itself as it arrives (over DouyinVideoCache's `URLSessionOrigin`) and stores the file in
+/// the cache at the end.
+public final class CoverPipeline: Sendable {
+    /// The pipeline's settings.
+    public struct Configuration: Sendable {
+        /// Downloads at once: 4 by default.
+        public var maxConcurrentDownloads = 4
+        /// The largest canvas decoded, in pixels: WebPAnimation's default (16.7 M) by default.
+        public var maxCanvasPixels = WebPAnimation.defaultMaxCanvasPixels
+        /// The defaults.
+        public init() {}
+    }
+
+    /// How urgent a request is.
+    public enum Priority: Int, Sendable, Hashable, Comparable {
+        /// Off screen, fetched ahead.
+        case prefetch = 0
+        /// On screen now.
+        case visible = 1
+
+        public static func < (lhs: Priority, rhs: Priority) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    /// Why a cover could not be shown.
+    public enum CoverError: Error, Sendable, Hashable, CustomStringConvertible {
+        /// The origin answered a status other than 200/206.
+        case httpStatus(Int, url: String)
+        /// The transfer failed.
+        case transport(url: String, reason: String)
+        /// The bytes are not a WebP this pipeline can decode.
+        case undecodable(url: String, reason: String)
+
+        /// One line saying what went wrong.
+        public var description: String {
+            switch self {
+            case .httpStatus(let status, let url): "HTTP \(status) for cover \(url)"
+            case .transport(let url, let reason): "cover download \(url) failed: \(reason)"
+            case .undecodable(let url, let reason): "cover \(url) is not a decodable WebP: \(reason)"
+            }
+        }
+    }
+
+    /// Counts, for tests and logs.
+    public struct Statistics: Sendable, Hashable {
+        /// Downloads started.
+        public var downloads = 0
+        /// First frames shown before their file was complete.
+        public var progressiveFirstFrames = 0
+        /// First frames decoded from a cached file.
+        public var cachedFirstFrames = 0
+        /// Downloads cancelled because every waiter left.
+        public var cancelledDownloads = 0
+    }
+
+    private struct Flight {
+        let id: Int
+        var priority: Priority
+        var order: Int
+        var waiters: [Int: CheckedContinuation<WebPCanvasFrame, any Error>] = [:]
+        var task: Task<Void, Never>?
+        var started = false
+        /// Set once shown: later joiners get it at once while the file finishes downloading.
+        var frame: WebPCanvasFrame?
+    }
+
+    private struct State {
+        var flights: [URL: Flight] = [:]
+        var nextID = 0
+        var cancelledEarly: Set<Int> = []
+        var running = 0
+        var statistics = Statistics()
+    }
+
+    /// The settings in use.
+    public let configuration: Configuration
+    private let imageCache: TwoTierCache
+    private let decodeQueues: WebPDecodeQueues
+    private let origin: URLSessionOrigin
+    private let state = LockedBox(State())
+
+    /// A pipeline over `imageCache`, decoding cached files on `decodeQueues` and downloading
+    /// over `origin` (its own session by default).
+    public init(imageCache: TwoTierCache, decodeQueues: WebPDecodeQueues = WebPDecodeQueues(),
+                origin: URLSessionOrigin = URLSessionOrigin(), configuration: Configuration = Configuration()) {
+        self.imageCache = imageCache
+        self.decodeQueues = decodeQueues
+        self.origin = origin
+        self.configuration = configuration
+    }
+
+    /// Counts so far.
+    public var statistics: Statistics { state.withLock { $0.statistics } }
+
+    /// The composited first frame of the cover at `url`.
+    ///
+    /// - Throws: ``CoverError``, or `CancellationError` when the calling task is cancelled
+    ///   (the download goes on while other callers wait for it).
+    public func firstFrame(for url: URL, priority: Priority = .visible) async throws -> WebPCanvasFrame {
+        if let data = imageCache.cachedData(for: url) {
+            let frame = try await decodeFirstFrame(of: data, url: url)
+            state.withLock { $0.statistics.cachedFirstFrames += 1 }
+            return frame
+        }
+        let waiter = state.withLock { state -> Int in
+            state.nextID += 1
+            return state.nextID
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                join(url: url, priority: priority, waiter: waiter, continuation: continuation)
+            }
+        } onCancel: {
+            leave(url: url, waiter: waiter)
+        }
+    }
+
+    /// Raises (or lowers) a waiting URL's priority: a cell scrolled into view.
+    public func setPriority(_ priority: Priority, for url: URL) {
+        state.withLock { $0.flights[url]?.priority = priority }
+        startWaitingFlights()
+    }
+
+    // MARK: Flights
+
+    private func join(url: URL, priority: Priority, waiter: Int, continuation: CheckedContinuation<WebPCanvasFrame, any Error>) {
+        enum Joined { case cancelled, shown(WebPCanvasFrame), waiting }
+        let joined = state.withLock { state -> Joined in
+            if state.cancelledEarly.remove(waiter) != nil { return .cancelled }
+            if let frame = state.flights[url]?.frame { return .shown(frame) }
+            if state.flights[url] == nil {
+                state.flights[url] = Flight(id: waiter, priority: priority, order: waiter)
+            }
+            state.flights[url]?.waiters[waiter] = continuation
+            if let current = state.flights[url]?.priority, priority > current { state.flights[url]?.priority = priority }
+            return .waiting
+        }
+        switch joined {
+        case .cancelled: continuation.resume(throwing: CancellationError())
+        case .shown(let frame): continuation.resume(returning: frame)
+        case .waiting: startWaitingFlights()
+        }
+    }
+
+    private func leave(url: URL, waiter: Int) {
+        let (continuation, orphan) = state.withLock { state -> (CheckedContinuation<WebPCanvasFrame, any Error>?, Task<Void, Never>?) in
+            guard let continuation = state.flights[url]?.waiters.removeValue(forKey: waiter) else {
+                state.cancelledEarly.insert(waiter)
+                return (nil, nil)
+            }
+            guard state.flights[url]?.waiters.isEmpty == true, let flight = state.flights.removeValue(forKey: url) else {
+                return (continuation, nil)
+            }
+            // Nobody waits any more: stop the download (a flight that has shown its frame has no
+            // waiters left either, but is finishing the file for the cache and is not here).
+            if flight.started {
+                state.running -= 1
+                state.statistics.cancelledDownloads += 1
+            }
+            return (continuation, flight.task)
+        }
+        continuation?.resume(throwing: CancellationError())
+        orphan?.cancel()
+        if orphan != nil { startWaitingFlights() }
+    }
+
+    /// Starts waiting flights while slots are free: visible first, then in the order asked.
+    private func startWaitingFlights() {
+        state.withLock { state in
+            while state.running < max(1, configuration.maxConcurrentDownloads) {
+                let waiting = state.flights.filter { !$0.value.started }
+                guard let (url, flight) = waiting.max(by: { ($0.value.priority, -$0.value.order) < ($1.value.priority, -$1.value.order) }) else { return }
+                state.running += 1
+                state.statistics.downloads += 1
+                state.flights[url]?.started = true
+                let id = flight.id
+                // A task does not run synchronously, so it is registered before it can finish.
+                state.flights[url]?.task = Task { [self] in await download(url, flight: id) }
+            }
+        }
+    }
+
+    /// Downloads `url`, trying a first frame after each piece until one decodes; resumes the
+    /// waiters with it, keeps downloading to the end and stores the file in the cache.
+    private func download(_ url: URL, flight: Int) async {
+        var data = Data()
+        var shown = false
+        do {
+            let response = try await origin.fetch(OriginRequest(url: url, range: 0..<Int64.max))
+            guard response.status == 200 || response.status == 206 else {
+                throw CoverError.httpStatus(response.status, url: url.absoluteString)
+            }
+            for try await piece in response.body {
+                data.append(piece)
+                guard !shown else { continue }
+                do {
+                    if let frame = try WebPAnimation.firstFrame(ofPartialData: data, maxCanvasPixels: configuration.maxCanvasPixels) {
+                        shown = true
+                        resume(url, flight: flight, with: .success(frame), progressive: true)
+                    }
+                } catch {
+                    throw CoverError.undecodable(url: url.absoluteString, reason: "\(error)")
+                }
+            }
+            if !shown {
+                // Complete but no first frame yet (a tiny file arriving in one piece).
+                let frame = try await decodeFirstFrame(of: data, url: url)
+                shown = true
+                resume(url, flight: flight, with: .success(frame), progressive: false)
+            }
+            try? imageCache.store(data, for: url)
+        } catch {
+            let failure: any Error = if error is CancellationError || (error as? VideoCacheError) == .cancelled {
+                CancellationError()
+            } else if error is CoverError {
+                error
+            } else {
+                CoverError.transport(url: url.absoluteString, reason: "\(error)")
+            }
+            if !shown { resume(url, flight: flight, with: .failure(failure), progressive: false) }
+        }
+        finishDownload(url, flight: flight)
+    }
+
+    private func resume(_ url: URL, flight: Int, with result: Result<WebPCanvasFrame, any Error>, progressive: Bool) {
+        let waiters = state.withLock { state -> [CheckedContinuation<WebPCanvasFrame, any Error>] in
+            guard state.flights[url]?.id == flight else { return [] }
+            if case .success(let frame) = result {
+                state.flights[url]?.frame = frame
+                if progressive { state.statistics.progressiveFirstFrames += 1 }
+            }
+            defer { state.flights[url]?.waiters = [:] }
+            return Array(state.flights[url]?.waiters.values ?? [:].values)
+        }
+        for waiter in waiters { waiter.resume(with: result) }
+    }
+
+    /// The flight's download ended: free its slot (unless a last leaver already did).
+    private func finishDownload(_ url: URL, flight: Int) {
+        let (freed, leftovers, frame) = state.withLock { state -> (Bool, [CheckedContinuation<WebPCanvasFrame, any Error>], WebPCanvasFrame?) in
+            guard let ended = state.flights[url], ended.id == flight else { return (false, [], nil) }
+            state.flights[url] = nil
+            state.running -= 1
+            return (true, Array(ended.waiters.values), ended.frame)
+        }
+        // Waiters that joined after a failure resumed the others.
+        for waiter in leftovers {
+            if let frame {
+                waiter.resume(returning: frame)
+            } else {
+                waiter.resume(throwing: CoverError.transport(url: url.absoluteString, reason: "the download ended without a frame"))
+            }
+        }
+        if freed { startWaitingFlights() }
+    }
+
+    private func decodeFirstFrame(of data: Data, url: URL) async throws -> WebPCanvasFrame {
+        let animation: WebPAnimation
+        do {
+            animation = try WebPAnimation(data: data, maxCanvasPixels: configuration.maxCanvasPixels)
+        } catch {
+            throw CoverError.undecodable(url: url.absoluteString, reason: error.description)
+        }
+        let request = decodeQueues.decode(animation)
+        defer { request.cancel() }
+        for try await frame in request.frames { return frame }
+        throw CoverError.undecodable(url: url.absoluteString, reason: "no frames")
+    }
+}

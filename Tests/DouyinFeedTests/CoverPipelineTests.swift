@@ -1,0 +1,118 @@
+import DouyinCache
+import DouyinFeed
+import DouyinTestSupport
+import DouyinWebP
+import Foundation
+import Testing
+
+@Suite("Cover pipeline against nginx", .serialized)
+struct CoverPipelineTests {
+    static func pipeline(_ folder: TemporaryDirectory, maxDownloads: Int = 4) throws -> (CoverPipeline, TwoTierCache) {
+        let images = try TwoTierCache(directory: folder.appending("images"))
+        var configuration = CoverPipeline.Configuration()
+        configuration.maxConcurrentDownloads = maxDownloads
+        return (CoverPipeline(imageCache: images, configuration: configuration), images)
+    }
+
+    @Test func firstFrameArrivesWhileTheFileIsStillDownloading() async throws {
+        // 16 KB/s: the 80 KB cover takes about 5 s, its first frame a tenth of that.
+        let nginx = try NginxOrigin(extraLocations: "location /slow/ { limit_rate 16k; }")
+        let file = try Fixtures.data("webp/bench/cover-lossy-0.webp")
+        try nginx.serve(file, at: "/slow/cover.webp")
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let (covers, images) = try Self.pipeline(folder)
+        let url = nginx.url("/slow/cover.webp")
+
+        let frame = try await covers.firstFrame(for: url)
+
+        #expect(images.cachedData(for: url) == nil, "the frame came before the whole file")
+        #expect(covers.statistics.progressiveFirstFrames == 1)
+        let whole = try WebPAnimation(data: file).frame(at: 0)
+        #expect(frame == whole, "the progressive frame equals the whole file's first frame")
+    }
+
+    @Test func oneDownloadPerURLHoweverManyCellsAsk() async throws {
+        let nginx = try NginxOrigin(extraLocations: "location /slow/ { limit_rate 64k; }")
+        try nginx.serve(try Fixtures.data("webp/bench/cover-lossy-1.webp"), at: "/slow/c.webp")
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let (covers, _) = try Self.pipeline(folder)
+        let url = nginx.url("/slow/c.webp")
+        let frames = try await withThrowingTaskGroup(of: WebPCanvasFrame.self) { group in
+            for _ in 0..<12 { group.addTask { try await covers.firstFrame(for: url) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(frames.count == 12 && Set(frames).count == 1)
+        #expect(nginx.requests().filter { $0.uri == "/slow/c.webp" }.count == 1)
+        #expect(covers.statistics.downloads == 1)
+    }
+
+    @Test func cachedCoverIsDecodedWithoutARequest() async throws {
+        let nginx = try NginxOrigin()
+        let file = try Fixtures.data("webp/covers/cover-2.webp")
+        try nginx.serve(file, at: "/c.webp")
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let (covers, images) = try Self.pipeline(folder)
+        let url = nginx.url("/c.webp")
+        try images.store(file, for: url)
+        let frame = try await covers.firstFrame(for: url)
+        #expect(frame == (try WebPAnimation(data: file).frame(at: 0)))
+        #expect(nginx.requests().isEmpty)
+        #expect(covers.statistics.cachedFirstFrames == 1)
+    }
+
+    @Test func cellThatGoesAwayCancelsOnlyItsOwnWait() async throws {
+        let nginx = try NginxOrigin(extraLocations: "location /slow/ { limit_rate 8k; }")
+        try nginx.serve(try Fixtures.data("webp/bench/cover-lossy-2.webp"), at: "/slow/c.webp")
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let (covers, _) = try Self.pipeline(folder)
+        let url = nginx.url("/slow/c.webp")
+        // Given two cells waiting on one cover,
+        let leaving = Task { try await covers.firstFrame(for: url) }
+        let staying = Task { try await covers.firstFrame(for: url) }
+        // when one goes away,
+        leaving.cancel()
+        // then it alone stops waiting; the other still gets the frame.
+        await #expect(throws: CancellationError.self) { try await leaving.value }
+        let frame = try await staying.value
+        #expect(frame.width > 0)
+        #expect(covers.statistics.downloads == 1)
+    }
+
+    @Test func lastCellLeavingStopsTheDownload() async throws {
+        let nginx = try NginxOrigin(extraLocations: "location /slow/ { limit_rate 4k; }")
+        try nginx.serve(try Fixtures.data("webp/bench/cover-lossy-3.webp"), at: "/slow/c.webp")
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let (covers, images) = try Self.pipeline(folder)
+        let url = nginx.url("/slow/c.webp")
+        let waiter = Task { try await covers.firstFrame(for: url) }
+        waiter.cancel()
+        await #expect(throws: CancellationError.self) { try await waiter.value }
+        #expect(images.cachedData(for: url) == nil)
+        // The next request starts a fresh download (the old one was abandoned, not joined).
+        let frame = try await covers.firstFrame(for: nginx.url("/slow/c.webp"))
+        #expect(frame.width > 0)
+    }
+
+    @Test func missingCoverFailsWithTheStatus() async throws {
+        let nginx = try NginxOrigin()
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let (covers, _) = try Self.pipeline(folder)
+        await #expect(throws: CoverPipeline.CoverError.self) { try await covers.firstFrame(for: nginx.url("/none.webp")) }
+    }
+
+    @Test func hostileBytesFailAsUndecodable() async throws {
+        let nginx = try NginxOrigin()
+        var random = SeededRandom(seed: 404)
+        try nginx.serve(Data(random.bytes(50_000)), at: "/junk.webp")
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let (covers, _) = try Self.pipeline(folder)
+        await #expect(throws: CoverPipeline.CoverError.self, "\(random)") { try await covers.firstFrame(for: nginx.url("/junk.webp")) }
+    }
+}
