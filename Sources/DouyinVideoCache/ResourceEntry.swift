@@ -30,8 +30,11 @@ final class ResourceEntry: @unchecked Sendable {
     /// What a reader does next.
     enum Step {
         case done
-        /// Read these held bytes from the file; they belong to index generation `generation`.
-        case read(Range<Int64>, generation: Int)
+        /// The resource changed after this read handed out bytes of the old version.
+        case changed
+        /// Read these held bytes from the file; they belong to index generation `generation` and
+        /// to version `epoch` of the resource.
+        case read(Range<Int64>, generation: Int, epoch: Int)
         /// Sleep until bytes `[position, until)` are held or something else changes.
         case wait(version: Int, position: Int64, until: Int64)
         case direct(Range<Int64>)
@@ -41,7 +44,14 @@ final class ResourceEntry: @unchecked Sendable {
     private struct State {
         var info: VideoContentInfo?
         var ranges: ByteRangeSet
+        /// Bumped whenever stored bytes are dropped (a new version, a remove).
         var generation = 0
+        /// Bumped only when the origin reveals a new version (validator or length): a read that
+        /// handed out bytes of one epoch must never hand out bytes of another.
+        var epoch = 0
+        /// The data file, opened when the entry is made if it exists, else created at the first
+        /// byte stored (so a failed fetch leaves no file behind).
+        var file: SparseFile?
         var downloads: [Int: Download] = [:]
         /// The reads in progress, each with the downloads it relies on.
         var reads: [Int: Set<Int>] = [:]
@@ -69,8 +79,10 @@ final class ResourceEntry: @unchecked Sendable {
     /// differ when a cache-key hook maps several URLs (re-signed ones) to one entry.
     let url: URL
     let dataFileName: String
-    private let file: SparseFile?
+    private let dataPath: String
     private let metadataPath: String
+    /// This process's hold on the entry against other processes; `nil` when another holds it.
+    private let lease: EntryLock?
     private let origin: any VideoOrigin
     private let configuration: VideoCache.Configuration
     private let ledger: StorageLedger
@@ -78,21 +90,56 @@ final class ResourceEntry: @unchecked Sendable {
     private let persistLock = NSLock()
     private var state: State
 
-    init(key: String, url: URL, directory: String, dataFileName: String, metadata: ResourceMetadata?,
+    /// Makes the entry of `key`, taking its lock first; only under the lock are its index and
+    /// data file read. Without the lock (another process holds it) the entry stores nothing and
+    /// fetches what it reads; in a directory it cannot write it serves what the index holds and
+    /// fetches the rest uncached.
+    init(key: String, url: URL, directory: String,
          origin: any VideoOrigin, configuration: VideoCache.Configuration, ledger: StorageLedger) {
         self.key = key
         self.url = url
-        self.dataFileName = dataFileName
-        self.metadataPath = directory + "/" + key + ".meta"
+        self.metadataPath = directory + "/" + EntryFiles.metadataName(of: key)
         self.origin = origin
         self.configuration = configuration
         self.ledger = ledger
-        let file = try? SparseFile(path: directory + "/" + dataFileName)
-        self.file = file
-        let ranges = metadata?.rangesOnDisk(in: directory) ?? ByteRangeSet()
-        state = State(info: metadata?.info, ranges: ranges, lastAccess: metadata?.lastAccess ?? Date().timeIntervalSince1970)
-        if file == nil { state.uncached = .disk("cannot open \(dataFileName)") }
+        let lease = EntryLock.acquire(directory: directory, key: key)
+        self.lease = lease
+        let metadata = lease == nil ? nil : ResourceMetadata.load(from: metadataPath, key: key)
+        let dataFileName = metadata?.dataFileName ?? EntryFiles.dataFileName(key: key, pathExtension: url.pathExtension)
+        self.dataFileName = dataFileName
+        self.dataPath = directory + "/" + dataFileName
+        state = State(info: nil, ranges: ByteRangeSet(), lastAccess: metadata?.lastAccess ?? Date().timeIntervalSince1970)
+        guard let lease else {
+            state.uncached = .disk("the entry is in use by another process")
+            return
+        }
+        let writable = lease.mode == .exclusive
+        switch Result(catching: { () throws(SparseFile.Failure) -> SparseFile in try SparseFile(path: dataPath, create: false, writable: writable) }) {
+        case .success(let file):
+            state.file = file
+        case .failure(let error) where error.code == ENOENT:
+            break  // No data file: nothing is held, whatever an index says.
+        case .failure(let error) where writable && [EACCES, EROFS, EPERM].contains(error.code):
+            state.file = try? SparseFile(path: dataPath, create: false, writable: false)
+            state.uncached = .disk("cannot write \(dataFileName): \(error.reason)")
+        case .failure(let error):
+            // A symlink, directory or device planted under the entry's name: refused.
+            state.uncached = .disk("cannot use \(dataFileName): \(error.reason)")
+        }
+        if !writable, state.uncached == nil { state.uncached = .disk("the cache directory is read-only") }
+        if let file = state.file, let metadata {
+            state.info = metadata.info
+            state.ranges = metadata.ranges(inFileOf: file.size())
+        }
     }
+
+    /// Why this entry does not store what it fetches; `nil` while it does.
+    var uncachedReason: String? {
+        locked { state.uncached?.description }
+    }
+
+    /// Whether this entry's lock belongs to this process and so its files may be written.
+    var isStoring: Bool { lease?.mode == .exclusive }
 
     /// Runs `body` under the lock, then wakes the readers it made ready, after unlocking.
     private func locked<Result>(_ body: () throws -> Result) rethrows -> Result {
@@ -132,16 +179,29 @@ final class ResourceEntry: @unchecked Sendable {
 
     /// Delivers `requested` (clipped to the resource's length) to `sink` in order, fetching
     /// what is missing; with no sink it only makes sure the bytes are cached (prefetch).
-    func deliver(_ requested: Range<Int64>, token: Int, from source: URL, maxChunk: Int = .max, to sink: ((Data) throws -> Void)?) async throws {
+    ///
+    /// Every byte handed to `sink` belongs to one version of the resource. When a fetch reveals
+    /// a new version after bytes of the old one went out, the read throws `resourceChanged`,
+    /// or, given `restart` (a caller that has not handed anything on yet), calls it and starts
+    /// over from the first byte of the new version.
+    func deliver(_ requested: Range<Int64>, token: Int, from source: URL, maxChunk: Int = .max,
+                 restart: (() -> Void)? = nil, to sink: ((Data) throws -> Void)?) async throws {
         var position = requested.lowerBound
+        /// The version of the bytes handed to `sink` so far; `nil` before the first.
+        var handed: Int?
         do {
             while true {
                 if Task.isCancelled { throw VideoCacheError.cancelled }
-                switch locked({ plan(position, in: requested, from: source, token: token, maxChunk: maxChunk) }) {
+                switch locked({ plan(position, in: requested, from: source, token: token, maxChunk: maxChunk, handed: handed) }) {
                 case .done:
                     release(token, cancelled: false)
                     return
-                case .read(let range, let generation):
+                case .changed:
+                    guard let restart else { throw VideoCacheError.resourceChanged(url: source.absoluteString) }
+                    restart()
+                    handed = nil
+                    position = requested.lowerBound
+                case .read(let range, let generation, let epoch):
                     let end = range.lowerBound + min(Int64(range.count), Int64(maxChunk))
                     if let sink {
                         let data = try readFile(range.lowerBound..<end, generation: generation)
@@ -150,13 +210,20 @@ final class ResourceEntry: @unchecked Sendable {
                         // zeros. Then nothing is delivered and the read plans again from here.
                         guard data.count == end - range.lowerBound, locked({ state.generation == generation }) else { continue }
                         try sink(data)
+                        handed = epoch
                     }
                     position = end
                 case .wait(let version, let from, let until):
                     await waitForChange(after: version, bytes: from..<until)
                 case .direct(let range):
-                    let data = try await fetchDirect(range, from: source)
-                    if let sink, !data.isEmpty { try sink(data) }
+                    let (data, epoch) = try await fetchDirect(range, from: source)
+                    // A direct fetch that found a new version dropped the old one's bytes (and
+                    // bumped the epoch); the next plan then says `changed` before any goes out.
+                    if let handed, handed != epoch { continue }
+                    if let sink, !data.isEmpty {
+                        try sink(data)
+                        handed = epoch
+                    }
                     if data.isEmpty {
                         release(token, cancelled: false)
                         return
@@ -174,13 +241,15 @@ final class ResourceEntry: @unchecked Sendable {
     }
 
     /// Decides the next step for the read `token` at `position`. Called under `lock`.
-    private func plan(_ position: Int64, in requested: Range<Int64>, from source: URL, token: Int, maxChunk: Int) -> Step {
+    private func plan(_ position: Int64, in requested: Range<Int64>, from source: URL, token: Int, maxChunk: Int, handed: Int?) -> Step {
         guard let relied = state.reads[token] else { return .fail(.cancelled) }
+        // Checked first, before `done`: a new version may also be shorter than the old.
+        if let handed, handed != state.epoch { return .changed }
         var upper = requested.upperBound
         if let length = state.info?.length { upper = min(upper, length) }
         guard position < upper else { return .done }
         if let held = state.ranges.heldRunEnd(from: position) {
-            return .read(position..<min(held, upper), generation: state.generation)
+            return .read(position..<min(held, upper), generation: state.generation, epoch: state.epoch)
         }
         if state.uncached != nil {
             let gap = state.ranges.missing(in: position..<upper)[0]
@@ -237,9 +306,9 @@ final class ResourceEntry: @unchecked Sendable {
     }
 
     private func readFile(_ range: Range<Int64>, generation: Int) throws -> Data {
-        guard let file else { throw VideoCacheError.disk("no data file") }
         do {
-            let data = try file.read(at: range.lowerBound, count: range.count)
+            // No file means the bytes were dropped since the plan: read as none held.
+            let data = try locked({ state.file })?.read(at: range.lowerBound, count: range.count) ?? Data()
             if data.count == range.count { return data }
             // The file lost bytes the index holds (truncated behind our back): forget them,
             // unless the index has moved on to a new generation whose bytes these are not.
@@ -380,10 +449,17 @@ final class ResourceEntry: @unchecked Sendable {
 
     /// Takes in what a response said about the resource; when it says the resource is not the
     /// one whose bytes are stored, the stored bytes are dropped first.
-    private func adopt(_ info: VideoContentInfo, for id: Int) {
+    ///
+    /// `id` names the download that got the response, `nil` for a direct (uncached) fetch.
+    /// Returns the resource's epoch after, or `nil` when the download is stale (it belongs to
+    /// bytes dropped meanwhile) and its answer was ignored.
+    @discardableResult
+    private func adopt(_ info: VideoContentInfo, for id: Int?) -> Int? {
         persistLock.withLock {
-            let discarded = locked { () -> Int64? in
-                guard let download = state.downloads[id], download.generation == state.generation else { return nil }
+            let outcome = locked { () -> (epoch: Int, discarded: Int64?)? in
+                if let id {
+                    guard let download = state.downloads[id], download.generation == state.generation else { return nil }
+                }
                 guard let old = state.info, old.differs(from: info) else {
                     var merged = info
                     merged.length = info.length ?? state.info?.length
@@ -391,10 +467,13 @@ final class ResourceEntry: @unchecked Sendable {
                     merged.etag = info.etag ?? state.info?.etag
                     merged.lastModified = info.lastModified ?? state.info?.lastModified
                     state.info = merged
-                    return nil
+                    return (state.epoch, nil)
                 }
+                // A new version: every stored byte of the old one goes before any of this
+                // answer is stored or served.
                 let dropped = state.ranges.byteCount
                 state.generation += 1
+                state.epoch += 1
                 state.ranges = ByteRangeSet()
                 state.info = info
                 for (other, download) in state.downloads where other != id {
@@ -402,14 +481,17 @@ final class ResourceEntry: @unchecked Sendable {
                     state.downloads[other] = nil
                 }
                 let generation = state.generation  // read first: the optional-chained write below is one access
-                state.downloads[id]?.generation = generation
-                try? file?.truncate()
+                if let id { state.downloads[id]?.generation = generation }
+                if state.file?.isWritable == true { try? state.file?.truncate() } else { state.file = nil }
                 signal()
-                return dropped
+                return (state.epoch, dropped)
             }
-            guard let discarded else { return }
-            ledger.release(discarded, for: key)
-            saveMetadata()
+            guard let outcome else { return nil }
+            if let discarded = outcome.discarded {
+                if isStoring { ledger.release(discarded, for: key) }
+                saveMetadata()
+            }
+            return outcome.epoch
         }
     }
 
@@ -431,7 +513,11 @@ final class ResourceEntry: @unchecked Sendable {
                 }
                 let slice = chunk[Self.indices(of: useful, in: chunk, at: offset)]  // a slice: no copy
                 do {
-                    try file?.write(slice, at: useful.lowerBound)
+                    if state.file == nil {
+                        // The first byte stored makes the file; O_NOFOLLOW refuses a planted link.
+                        state.file = try SparseFile(path: dataPath, create: true, writable: true)
+                    }
+                    try state.file?.write(slice, at: useful.lowerBound)
                 } catch {
                     let reason = (error as? SparseFile.Failure)?.reason ?? "\(error)"
                     ledger.release(added, for: key)
@@ -458,19 +544,29 @@ final class ResourceEntry: @unchecked Sendable {
     }
 
     /// Fetches `range` from the origin without storing it (caching is off for this resource).
-    private func fetchDirect(_ range: Range<Int64>, from source: URL) async throws -> Data {
-        let request = OriginRequest(url: source, range: range)
+    /// Returns the bytes and the epoch (version) they belong to.
+    private func fetchDirect(_ range: Range<Int64>, from source: URL) async throws -> (Data, epoch: Int) {
+        let request = OriginRequest(url: source, range: range, ifRange: locked { state.info?.ifRangeValidator })
         let response = try await origin.fetch(request)
         var offset: Int64
+        let epoch: Int
+        // Its validators are checked like a download's: a new version drops the old one's bytes
+        // (here only from memory when the file is read-only) and bumps the epoch.
         switch try OriginAnswer.parse(status: response.status, headers: response.headers, for: request) {
         case .partial(let sent, let info):
-            locked { if state.info?.length == nil { state.info = info } }
+            epoch = adopt(info, for: nil) ?? 0
             offset = sent.lowerBound
-        case .whole:
+        case .whole(let info):
+            epoch = adopt(info, for: nil) ?? 0
             offset = 0
         case .unsatisfiable(let length):
-            locked { state.info = state.info ?? VideoContentInfo(length: length ?? range.lowerBound) }
-            return Data()
+            if let length {
+                return (Data(), adopt(VideoContentInfo(length: length), for: nil) ?? 0)
+            }
+            return (Data(), locked {
+                state.info = state.info ?? VideoContentInfo(length: range.lowerBound)
+                return state.epoch
+            })
         }
         var collected = Data()
         do {
@@ -486,7 +582,7 @@ final class ResourceEntry: @unchecked Sendable {
         } catch is URLSessionOrigin.ConsumerFellBehind where !collected.isEmpty {
             // The read goes on from what arrived with a new request.
         }
-        return collected
+        return (collected, epoch)
     }
 
     // MARK: Persisting
@@ -513,11 +609,13 @@ final class ResourceEntry: @unchecked Sendable {
 
     /// Called under `persistLock`.
     private func saveMetadata() {
-        guard let file else { return }
-        let metadata = locked { () -> ResourceMetadata in
+        // Only the lock holder writes the index, and only for a data file it made or opened to
+        // write: an entry that stored nothing (a 404, a busy or read-only entry) leaves no files.
+        guard isStoring, let (file, metadata) = locked({ () -> (SparseFile, ResourceMetadata)? in
+            guard let file = state.file, file.isWritable else { return nil }
             state.unpersisted = 0
-            return ResourceMetadata(url: url.absoluteString, dataFileName: dataFileName, info: state.info, ranges: state.ranges, lastAccess: state.lastAccess)
-        }
+            return (file, ResourceMetadata(url: url.absoluteString, dataFileName: dataFileName, info: state.info, ranges: state.ranges, lastAccess: state.lastAccess))
+        }) else { return }
         do {
             try file.sync()
             try metadata.save(to: metadataPath)
@@ -540,7 +638,7 @@ final class ResourceEntry: @unchecked Sendable {
                 state.ranges = ByteRangeSet()
                 for download in state.downloads.values { download.task?.cancel() }
                 state.downloads.removeAll()
-                try? file?.truncate()
+                try? state.file?.truncate()
                 signal()
                 return dropped
             }

@@ -22,21 +22,30 @@ struct ResourceMetadata: Codable, Sendable, Equatable {
     /// Seconds since 1970 of the last read, for LRU eviction.
     var lastAccess: Double
 
-    /// The indexed ranges that the data file in `directory` can really hold: a file shorter
-    /// than its index (truncated, replaced, deleted) is trusted over the index.
-    func rangesOnDisk(in directory: String) -> ByteRangeSet {
-        var info = stat()
-        guard stat(directory + "/" + dataFileName, &info) == 0 else { return ByteRangeSet() }
+    /// The indexed ranges that a data file of `size` bytes can really hold: a file shorter than
+    /// its index (truncated, replaced) is trusted over the index.
+    func ranges(inFileOf size: Int64) -> ByteRangeSet {
         var held = ranges
-        held.removeAll(from: Int64(info.st_size))
+        held.removeAll(from: size)
         return held
     }
 
-    /// Reads a metadata file; `nil` when absent, unreadable or of another version.
-    static func load(from path: String) -> ResourceMetadata? {
-        guard let data = FileManager.default.contents(atPath: path),
+    /// The indexed ranges that the data file in `directory` can really hold; none when it is
+    /// absent or not a regular file (a symlink planted there is not followed).
+    func rangesOnDisk(in directory: String) -> ByteRangeSet {
+        guard let file = try? SparseFile(path: directory + "/" + dataFileName, create: false, writable: false) else { return ByteRangeSet() }
+        return ranges(inFileOf: file.size())
+    }
+
+    /// Reads the metadata file of `key`; `nil` when absent, unreadable, of another version, not
+    /// a regular file (a planted symlink is not followed), or naming a data file other than one
+    /// ``EntryFiles`` derives from the key: a name is never taken from disk on trust.
+    static func load(from path: String, key: String) -> ResourceMetadata? {
+        guard let file = try? SparseFile(path: path, create: false, writable: false),
+              let data = try? file.read(at: 0, count: Int(clamping: min(file.size(), 16 << 20))),
               let metadata = try? JSONDecoder().decode(ResourceMetadata.self, from: data),
-              metadata.version == currentVersion else { return nil }
+              metadata.version == currentVersion,
+              EntryFiles.isDataFileName(metadata.dataFileName, of: key) else { return nil }
         return metadata
     }
 
@@ -44,7 +53,7 @@ struct ResourceMetadata: Codable, Sendable, Equatable {
     /// the directory, so a kill at any point leaves either the old or the new index.
     func save(to path: String) throws(SparseFile.Failure) {
         let encoded: Data
-        do { encoded = try JSONEncoder().encode(self) } catch { throw SparseFile.Failure(code: EINVAL) }
+        do { encoded = try JSONEncoder().encode(self) } catch { throw SparseFile.Failure(call: "JSONEncoder", code: EINVAL) }
         let temporary = path + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let file = try SparseFile(path: temporary)
         do {
@@ -57,7 +66,7 @@ struct ResourceMetadata: Codable, Sendable, Equatable {
         guard rename(temporary, path) == 0 else {
             let code = errno
             unlink(temporary)
-            throw SparseFile.Failure(code: code)
+            throw SparseFile.Failure(call: "rename", code: code)
         }
         let directory = open((path as NSString).deletingLastPathComponent, O_RDONLY | O_CLOEXEC)
         if directory >= 0 {

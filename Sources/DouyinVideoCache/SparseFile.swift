@@ -7,21 +7,40 @@ import Darwin
 
 /// One resource's data file, written and read at offsets. Its holes mean nothing: only the
 /// range index says which bytes are real.
+///
+/// Opened with `O_NOFOLLOW` and checked to be a regular file: a symlink or device planted in
+/// the cache directory under an entry's name is refused, never read or written through.
 final class SparseFile: Sendable {
-    /// A failed system call, with its `errno`.
-    struct Failure: Error {
+    /// A failed system call, with its name and `errno`.
+    struct Failure: Error, Equatable {
+        /// The C call that failed, such as `open`.
+        var call = "open"
         let code: Int32
-        var reason: String { String(cString: strerror(code)) }
+        /// The call and the system's text for the code.
+        var reason: String { "\(call): \(String(cString: strerror(code)))" }
     }
 
     let path: String
+    /// Whether the file was opened for writing.
+    let isWritable: Bool
     private let descriptor: Int32
 
-    /// Opens (creating if needed) the file at `path` for reading and writing.
-    init(path: String) throws(Failure) {
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw Failure(code: errno) }
+    /// Opens the regular file at `path`: for reading and writing (creating it when `create`),
+    /// or only for reading. Throws `ENOENT` when absent and not created, `ELOOP` for a symlink,
+    /// and `EINVAL` ("not a regular file") for anything else that is not a regular file.
+    init(path: String, create: Bool = true, writable: Bool = true) throws(Failure) {
+        var flags = O_CLOEXEC | O_NOFOLLOW | (writable ? O_RDWR : O_RDONLY)
+        if create && writable { flags |= O_CREAT }
+        // O_NONBLOCK: opening a FIFO planted under our name must not hang; it is refused below.
+        let descriptor = open(path, flags | O_NONBLOCK, 0o644)
+        guard descriptor >= 0 else { throw Failure(call: "open", code: errno) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            close(descriptor)
+            throw Failure(call: "open (not a regular file)", code: EINVAL)
+        }
         self.path = path
+        self.isWritable = writable
         self.descriptor = descriptor
     }
 
@@ -50,7 +69,7 @@ final class SparseFile: Sendable {
             }
             return nil
         }
-        if let failure { throw Failure(code: failure) }
+        if let failure { throw Failure(call: "pwrite", code: failure) }
     }
 
     /// Reads `count` bytes at `offset`; fewer only if the file ends first.
@@ -69,18 +88,18 @@ final class SparseFile: Sendable {
             }
             return (done, nil)
         }
-        if let failure = result.failure { throw Failure(code: failure) }
+        if let failure = result.failure { throw Failure(call: "pread", code: failure) }
         if result.got < count { data.removeSubrange(result.got...) }
         return data
     }
 
     /// Flushes written bytes to stable storage.
     func sync() throws(Failure) {
-        guard fsync(descriptor) == 0 else { throw Failure(code: errno) }
+        guard fsync(descriptor) == 0 else { throw Failure(call: "fsync", code: errno) }
     }
 
     /// Cuts the file to zero length (a changed resource's stale bytes).
     func truncate() throws(Failure) {
-        guard ftruncate(descriptor, 0) == 0 else { throw Failure(code: errno) }
+        guard ftruncate(descriptor, 0) == 0 else { throw Failure(call: "ftruncate", code: errno) }
     }
 }

@@ -18,6 +18,9 @@ final class StorageLedger: @unchecked Sendable {
         /// Open readers plus running downloads: a busy resource is never evicted.
         var busy = 0
         var dataFileName: String
+        /// Whether an entry of this cache holds the resource's lock; other resources (found on
+        /// disk at start-up) are evicted only under their lock, taken fresh.
+        var local = false
     }
 
     private struct Books {
@@ -38,10 +41,10 @@ final class StorageLedger: @unchecked Sendable {
     }
 
     /// Registers a resource found on disk or just created, with `busy` uses already open.
-    func register(_ key: String, bytes: Int64, lastUse: Double, dataFileName: String, busy: Int = 0) {
+    func register(_ key: String, bytes: Int64, lastUse: Double, dataFileName: String, busy: Int = 0, local: Bool = false) {
         lock.withLock {
             if let old = books.accounts[key] { books.total -= old.bytes }
-            books.accounts[key] = Account(bytes: bytes, lastUse: lastUse, busy: busy, dataFileName: dataFileName)
+            books.accounts[key] = Account(bytes: bytes, lastUse: lastUse, busy: busy, dataFileName: dataFileName, local: local)
             books.total += bytes
         }
     }
@@ -75,10 +78,11 @@ final class StorageLedger: @unchecked Sendable {
     func admit(_ count: Int64, for key: String) -> Bool {
         guard count > 0 else { return true }
         return lock.withLock {
+            var skipped: Set<String> = []
             while books.total + count > sizeLimit {
-                let idle = books.accounts.filter { $0.key != key && $0.value.busy == 0 && $0.value.bytes > 0 }
+                let idle = books.accounts.filter { $0.key != key && $0.value.busy == 0 && $0.value.bytes > 0 && !skipped.contains($0.key) }
                 guard let victim = idle.min(by: { $0.value.lastUse < $1.value.lastUse }) else { return false }
-                evictLocked(victim.key)
+                if !evictLocked(victim.key) { skipped.insert(victim.key) }
             }
             books.total += count
             books.accounts[key]?.bytes += count
@@ -103,8 +107,7 @@ final class StorageLedger: @unchecked Sendable {
     func evict(_ key: String) -> Bool {
         lock.withLock {
             guard let account = books.accounts[key], account.busy == 0 else { return false }
-            evictLocked(key)
-            return true
+            return evictLocked(key)
         }
     }
 
@@ -121,13 +124,23 @@ final class StorageLedger: @unchecked Sendable {
         lock.withLock { (books.total, books.accounts.count, books.originBytes, books.evictions) }
     }
 
-    private func evictLocked(_ key: String) {
-        guard let account = books.accounts.removeValue(forKey: key) else { return }
+    /// Deletes a resource's files; `false` (and nothing done) when it is not this cache's and
+    /// its lock cannot be taken fresh: another process, or another cache here, is using it.
+    @discardableResult
+    private func evictLocked(_ key: String) -> Bool {
+        guard let account = books.accounts[key] else { return false }
+        let lock = account.local ? nil : EntryLock.acquire(directory: directory, key: key)
+        if !account.local {
+            guard let lock, lock.isFresh, lock.mode == .exclusive else { return false }
+        }
+        defer { withExtendedLifetime(lock) {} }
+        books.accounts[key] = nil
         books.total -= account.bytes
         books.evictions += 1
         // The index goes first: a kill in between leaves a data file with no index, which
         // start-up deletes, never an index describing bytes that are gone.
-        unlink(directory + "/" + key + ".meta")
+        unlink(directory + "/" + EntryFiles.metadataName(of: key))
         unlink(directory + "/" + account.dataFileName)
+        return true
     }
 }

@@ -1,5 +1,10 @@
 import DouyinSupport
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A streaming cache for video files: answers byte-range reads from disk where it can and
 /// fetches only the missing ranges from the origin, keeping partial data across restarts.
@@ -72,12 +77,15 @@ public final class VideoCache: Sendable {
         VideoReader(entry: openEntry(for: url), url: url, ledger: ledger)
     }
 
-    /// The byte ranges of `url` held on disk now.
+    /// The byte ranges of `url` held on disk now, as this cache can serve them: none while
+    /// another process holds the entry.
     public func cachedRanges(for url: URL) -> ByteRangeSet {
         let key = key(for: url)
         guard ledger.isRegistered(key) else { return ByteRangeSet() }
         if let entry = entries.value(for: key) { return entry.ranges }
-        return ResourceMetadata.load(from: metadataPath(key))?.rangesOnDisk(in: directory.path) ?? ByteRangeSet()
+        // Only under the entry's lock is its index read.
+        guard EntryLock.acquire(directory: directory.path, key: key) != nil else { return ByteRangeSet() }
+        return ResourceMetadata.load(from: metadataPath(key), key: key)?.rangesOnDisk(in: directory.path) ?? ByteRangeSet()
     }
 
     /// Makes sure the first `bytes` of `url` are cached (for the next videos in a feed);
@@ -118,7 +126,7 @@ public final class VideoCache: Sendable {
     }
 
     private func metadataPath(_ key: String) -> String {
-        directory.path + "/" + key + ".meta"
+        directory.path + "/" + EntryFiles.metadataName(of: key)
     }
 
     /// The live entry for `url`, made (from its index on disk, if any) when there is none or
@@ -126,54 +134,56 @@ public final class VideoCache: Sendable {
     private func openEntry(for url: URL) -> ResourceEntry {
         let key = key(for: url)
         return entries.withLock { table in
-            if ledger.retain(key), let entry = table[key] { return entry }
+            // An entry that could not store because another process held it is made again: that
+            // process may have finished since.
+            if ledger.retain(key), let entry = table[key], entry.isStoring { return entry }
             if table.count > 64 {
                 // Entries of evicted resources are idle; let them go.
-                table = table.filter { ledger.isRegistered($0.key) }
+                table = table.filter { ledger.isRegistered($0.key) && $0.value.isStoring }
             }
-            // Kept extension: AVFoundation decides how to play a file from disk by its name.
-            let ext = url.pathExtension.isEmpty ? "data" : url.pathExtension
-            let metadata = ResourceMetadata.load(from: metadataPath(key))
-            let entry = ResourceEntry(
-                key: key, url: url, directory: directory.path,
-                dataFileName: metadata?.dataFileName ?? key + "." + ext, metadata: metadata,
-                origin: origin, configuration: configuration, ledger: ledger
-            )
-            ledger.register(key, bytes: entry.ranges.byteCount, lastUse: Date().timeIntervalSince1970, dataFileName: entry.dataFileName, busy: 1)
+            let entry = ResourceEntry(key: key, url: url, directory: directory.path, origin: origin, configuration: configuration, ledger: ledger)
+            if entry.isStoring {
+                ledger.register(key, bytes: entry.ranges.byteCount, lastUse: Date().timeIntervalSince1970, dataFileName: entry.dataFileName, busy: 1, local: true)
+            }
             table[key] = entry
             return entry
         }
     }
 
     /// Puts every index found on disk on the books, and deletes what a kill or an eviction left
-    /// half done or empty: temp files, indexes without data or bytes, data without an index.
+    /// half done or empty: temp files, indexes without data or bytes, data without an index,
+    /// names no key derives. Each entry is cleaned only under its lock, taken fresh: files of
+    /// an entry another process (or another cache of this one) is using are left alone.
     private func recoverEntries() {
         let path = directory.path
         let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
-        var referenced: Set<String> = []
-        for name in names where name.hasSuffix(".meta") {
-            let key = String(name.dropLast(5))
-            guard let metadata = ResourceMetadata.load(from: path + "/" + name) else {
-                try? FileManager.default.removeItem(atPath: path + "/" + name)
+        var byKey: [String: [String]] = [:]
+        for name in names where EntryFiles.isKey(name.prefix(32)) {
+            byKey[String(name.prefix(32)), default: []].append(name)
+        }
+        for (key, files) in byKey {
+            let metadataName = EntryFiles.metadataName(of: key)
+            guard let lock = EntryLock.acquire(directory: path, key: key), lock.isFresh, lock.mode == .exclusive else {
+                // In use elsewhere: counted toward the size limit, never touched.
+                if let metadata = ResourceMetadata.load(from: path + "/" + metadataName, key: key) {
+                    ledger.register(key, bytes: metadata.ranges.byteCount, lastUse: metadata.lastAccess, dataFileName: metadata.dataFileName)
+                }
                 continue
             }
-            let ranges = metadata.rangesOnDisk(in: path)
-            if ranges.isEmpty {
-                try? FileManager.default.removeItem(atPath: path + "/" + name)
-                continue
+            var kept: Set<String> = []
+            if let metadata = ResourceMetadata.load(from: path + "/" + metadataName, key: key) {
+                let ranges = metadata.rangesOnDisk(in: path)
+                if !ranges.isEmpty {
+                    kept = [metadataName, metadata.dataFileName]
+                    ledger.register(key, bytes: ranges.byteCount, lastUse: metadata.lastAccess, dataFileName: metadata.dataFileName)
+                }
             }
-            referenced.insert(metadata.dataFileName)
-            ledger.register(key, bytes: ranges.byteCount, lastUse: metadata.lastAccess, dataFileName: metadata.dataFileName)
+            for name in files where !kept.contains(name) {
+                // unlink(2) removes a planted symlink itself, never what it points to.
+                unlink(path + "/" + name)
+            }
+            withExtendedLifetime(lock) {}
         }
-        for name in names where !name.hasSuffix(".meta") && !referenced.contains(name) && Self.isOwnFile(name) {
-            try? FileManager.default.removeItem(atPath: path + "/" + name)
-        }
-    }
-
-    /// Whether a file name is one this cache writes (an md5 hex name, or a temp index).
-    private static func isOwnFile(_ name: String) -> Bool {
-        let stem = name.prefix(32)
-        return stem.count == 32 && stem.allSatisfy(\.isHexDigit)
     }
 }
 

@@ -12,6 +12,10 @@ public enum VideoCacheError: Error, Sendable, Hashable, CustomStringConvertible 
     case disk(String)
     /// The reader was closed or the read cancelled.
     case cancelled
+    /// The resource at `url` changed (a new ETag, Last-Modified or length) after this read had
+    /// handed out bytes of the old version; the old bytes are dropped, and a new read gets the
+    /// new version whole.
+    case resourceChanged(url: String)
 
     /// One line saying what went wrong.
     public var description: String {
@@ -22,6 +26,7 @@ public enum VideoCacheError: Error, Sendable, Hashable, CustomStringConvertible 
         case .network(let reason): "network: \(reason)"
         case .disk(let reason): "cache directory: \(reason)"
         case .cancelled: "cancelled"
+        case .resourceChanged(let url): "\(url) changed at the origin during the read; read it again for the new version"
         }
     }
 }

@@ -21,14 +21,14 @@ public final class VideoReader: Sendable {
 
     /// Runs one delivery as a read that ``close()`` can cancel.
     private static func run(_ range: Range<Int64>, entry: ResourceEntry, url: URL, reads: ReadRegistry, maxChunk: Int = .max,
-                            to sink: ((Data) throws -> Void)?) async throws {
+                            restart: (() -> Void)? = nil, to sink: ((Data) throws -> Void)?) async throws {
         let token = entry.beginRead()
         guard reads.add(token) else {
             entry.cancelRead(token)
             throw VideoCacheError.cancelled
         }
         defer { reads.remove(token) }
-        try await entry.deliver(range, token: token, from: url, maxChunk: maxChunk, to: sink)
+        try await entry.deliver(range, token: token, from: url, maxChunk: maxChunk, restart: restart, to: sink)
     }
 
     /// What the origin says about the resource, asking it (for the first two bytes, as players
@@ -41,7 +41,8 @@ public final class VideoReader: Sendable {
     }
 
     /// The bytes of `range`, clipped to the resource's length (a range past the end gives
-    /// fewer bytes, or none).
+    /// fewer bytes, or none). All of one version: should the origin's file change during the
+    /// read, the read starts over and returns the new version's bytes.
     public func read(_ range: Range<Int64>) async throws -> Data {
         entry.touch()
         var result = Data()
@@ -49,7 +50,12 @@ public final class VideoReader: Sendable {
         // A range that arrives as one piece (the usual case for bytes already held) is returned
         // as that piece, without a copy; later pieces append into room for the whole answer,
         // made once its size is known, so the buffer does not regrow.
-        try await Self.run(range, entry: entry, url: url, reads: reads) { [entry] piece in
+        // Nothing is handed on before the end, so a changed resource restarts the read.
+        let restart = {
+            result = Data()
+            reserved = false
+        }
+        try await Self.run(range, entry: entry, url: url, reads: reads, restart: restart) { [entry] piece in
             if result.isEmpty {
                 result = piece
                 return
@@ -65,7 +71,9 @@ public final class VideoReader: Sendable {
 
     /// The bytes of `range` as they arrive, in order, in chunks of at most `chunkSize`, so
     /// playback can start before the range is complete. Ending the iteration early stops the
-    /// fetches nobody else needs.
+    /// fetches nobody else needs. Should the origin's file change after chunks of the old
+    /// version went out, the stream ends with ``VideoCacheError/resourceChanged(url:)``, never
+    /// with bytes of the new version.
     public func chunks(_ range: Range<Int64>, chunkSize: Int = 256 * 1024) -> AsyncThrowingStream<Data, any Error> {
         let entry = entry
         let reads = reads
@@ -91,6 +99,11 @@ public final class VideoReader: Sendable {
 
     /// The ranges of this resource held on disk now.
     public var cachedRanges: ByteRangeSet { entry.ranges }
+
+    /// Why this reader's fetched bytes are not being stored, `nil` while they are: another
+    /// process holds the entry (it is read uncached meanwhile), the cache directory is
+    /// read-only (held bytes are served, the rest fetched uncached), the disk failed or filled.
+    public var uncachedReason: String? { entry.uncachedReason }
 
     /// Ends this reader: reads still running throw `cancelled` and stop the fetches nobody
     /// else needs, the index is made durable, and the resource may be evicted again.

@@ -31,24 +31,38 @@ enum VideoCommand {
         let cachedBefore = cache.cachedRanges(for: url).ranges.reduce(Int64(0)) { total, held in
             total + max(0, min(held.upperBound, range.upperBound) - max(held.lowerBound, range.lowerBound))
         }
-        let output: FileHandle
-        if let outputPath {
-            guard FileManager.default.createFile(atPath: outputPath, contents: nil),
-                  let handle = FileHandle(forWritingAtPath: outputPath) else {
-                throw ToolError.failed("cannot write \(outputPath)")
-            }
-            output = handle
-        } else {
-            output = FileHandle.standardOutput
-        }
         let reader = cache.reader(for: url)
         defer { reader.close() }
+        if let reason = reader.uncachedReason {
+            // Said up front: a second process on one directory reads without storing.
+            printError("cache=uncached reason=\(reason)")
+        }
+        if let outputPath {
+            // Checked before the first fetch; the destination changes only once all arrived.
+            let file = try OutputFile(path: outputPath)
+            try await stream(range, from: reader) { try file.write($0) }
+            try file.commit()
+        } else {
+            try await stream(range, from: reader) { FileHandle.standardOutput.write($0) }
+        }
+        printError("origin_bytes=\(cache.statistics.originBytes) cached_bytes=\(cachedBefore)")
+    }
+
+    /// Hands `range` to `write` as it arrives; a range starting past the end is an error
+    /// naming the resource's length.
+    private static func stream(_ range: Range<Int64>, from reader: VideoReader, to write: (Data) throws -> Void) async throws {
+        var delivered: Int64 = 0
         do {
-            for try await chunk in reader.chunks(range) { output.write(chunk) }
+            for try await chunk in reader.chunks(range) {
+                try write(chunk)
+                delivered += Int64(chunk.count)
+            }
+            if delivered == 0, let length = try await reader.contentInfo().length, range.lowerBound >= length {
+                throw ToolError.failed("--range \(range.lowerBound)-\(range.upperBound - 1) starts past the end: the resource is \(length) bytes")
+            }
         } catch let error as VideoCacheError {
             throw ToolError.failed(error.description)
         }
-        printError("origin_bytes=\(cache.statistics.originBytes) cached_bytes=\(cachedBefore)")
     }
 
     /// `first-last`, inclusive, as a half-open range.

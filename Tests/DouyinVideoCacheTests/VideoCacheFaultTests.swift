@@ -24,6 +24,10 @@ struct VideoCacheFaultTests {
         let file = videoBytes(2_000_000)
         let first = try NginxOrigin(extraLocations: "location /slow/ { limit_rate 400k; }")
         try first.serve(file, at: "/slow/a.mp4")
+        // One version on both servers: nginx's validators come from the mtime, so the second
+        // copy gets the first one's (written a second later, it would be a new version).
+        let modified = Date(timeIntervalSince1970: 1_700_000_000)
+        try FileManager.default.setAttributes([.modificationDate: modified], ofItemAtPath: first.root.appendingPathComponent("slow/a.mp4").path)
         let cache = try pathKeyedCache()
         let reader = cache.reader(for: first.url("/slow/a.mp4"))
         defer { reader.close() }
@@ -49,6 +53,7 @@ struct VideoCacheFaultTests {
 
         let second = try NginxOrigin()
         try second.serve(file, at: "/slow/a.mp4")
+        try FileManager.default.setAttributes([.modificationDate: modified], ofItemAtPath: second.root.appendingPathComponent("slow/a.mp4").path)
         let again = cache.reader(for: second.url("/slow/a.mp4"))
         defer { again.close() }
         #expect(try await again.read(0..<2_000_000) == file)
@@ -137,7 +142,7 @@ struct VideoCacheFaultTests {
         try Data("{ not json".utf8).write(to: folder.appending(metadata))
         let restarted = try VideoCache(directory: folder.url, sizeLimit: 1 << 30)
         #expect(restarted.cachedRanges(for: url).isEmpty)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).isEmpty, "index and data both gone")
+        #expect(try entryFiles(in: folder.url).isEmpty, "index and data both gone")
         let reader = restarted.reader(for: url)
         defer { reader.close() }
         #expect(try await reader.read(0..<50_000) == file)

@@ -97,4 +97,167 @@ struct VideoVerbTests {
         #expect(try await reader.read(0..<4_000_000) == file, "every indexed byte is real")
         #expect(nginx.requests().last?.range == "bytes=\(kept)-3999999")
     }
+
+    // MARK: Issue 12
+
+    /// Case 1 through the tool: a second run after the origin's file changed never prints new
+    /// bytes after old ones; a third run gets the new version whole.
+    @Test(.timeLimit(.minutes(1)))
+    func oldAndNewVersionsSplicedExitsOneAndTheNextRunIsTheNewVersion() throws {
+        let nginx = try NginxOrigin()
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let old = videoBytes(3_000_000), new = Data(videoBytes(3_000_000).reversed())
+        try nginx.serve(old, at: "/v.mp4")
+        let url = nginx.url("/v.mp4").absoluteString
+        let dir = folder.appending("cache").path
+        let first = try Tool.run(["video", "get", url, "--range", "0-999999", "--dir", dir])
+        #expect(first.status == 0 && first.output == old[0..<1_000_000], "\(first.stderr)")
+        try nginx.serve(new, at: "/v.mp4")
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: 1000)], ofItemAtPath: nginx.root.appendingPathComponent("v.mp4").path)
+        let second = try Tool.run(["video", "get", url, "--range", "500000-2999999", "--dir", dir])
+        #expect(second.status == 1, "spliced answer: \(second.stderr)")
+        #expect(second.stderr.contains("changed"), "\(second.stderr)")
+        #expect(second.output.count <= 500_000 && second.output == old[500_000..<(500_000 + second.output.count)])
+        let third = try Tool.run(["video", "get", url, "--range", "500000-2999999", "--dir", dir])
+        #expect(third.status == 0, "\(third.stderr)")
+        #expect(third.output == new[500_000..<3_000_000])
+    }
+
+    /// Case 2: a second process started while the first streams into the same directory used
+    /// to delete the first one's data file at start-up; a third run then read zeros.
+    @Test(.timeLimit(.minutes(1)))
+    func twoProcessesOneDirectoryNeverServeZeros() async throws {
+        let nginx = try NginxOrigin(extraLocations: "location /slow/ { limit_rate 500k; }")
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let file = videoBytes(3_000_000)
+        try nginx.serve(file, at: "/slow/t.mp4")
+        let url = nginx.url("/slow/t.mp4").absoluteString
+        let dir = folder.appending("cache").path
+
+        // Given a first process streaming the whole file slowly into the cache
+        let first = Process()
+        first.executableURL = Tool.productsDirectory.appendingPathComponent("douyinkit")
+        first.arguments = ["video", "get", url, "--range", "0-2999999", "--dir", dir]
+        let pipe = Pipe()
+        first.standardOutput = pipe
+        first.standardError = FileHandle.nullDevice
+        try first.run()
+        // Its first bytes out mean it holds the entry and has made its data file (no index yet:
+        // the first is written after 1 MB, two seconds in).
+        var streamed = pipe.fileHandleForReading.availableData
+        #expect(!streamed.isEmpty)
+        let rest = Task.detached { pipe.fileHandleForReading.readDataToEndOfFile() }
+
+        // When a second process reads part of it from the same directory
+        let second = try Tool.run(["video", "get", url, "--range", "1000000-1999999", "--dir", dir])
+
+        // Then both answers are right, the second says it worked uncached, and a third run
+        // reads every byte right from what the first one stored
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.output == file[1_000_000..<2_000_000])
+        #expect(second.stderr.contains("cache=uncached"), "\(second.stderr)")
+        streamed.append(await rest.value)
+        first.waitUntilExit()
+        #expect(first.terminationStatus == 0)
+        #expect(streamed == file)
+        let third = try Tool.run(["video", "get", url, "--range", "0-2999999", "--dir", dir])
+        #expect(third.status == 0, "\(third.stderr)")
+        #expect(third.output == file, "zeros or other bytes served from the shared directory")
+        #expect(third.stderr.contains("origin_bytes=0 cached_bytes=3000000"), "\(third.stderr)")
+    }
+
+    /// Case 6: a range past the end exits 1 naming the length, whether the length is unknown
+    /// (the origin's 416 tells it) or already cached.
+    @Test(arguments: [false, true])
+    func aRangePastTheEndExitsOneNamingTheLength(warm: Bool) throws {
+        let nginx = try NginxOrigin()
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        try nginx.serve(videoBytes(300_000), at: "/short.mp4")
+        let url = nginx.url("/short.mp4").absoluteString
+        let dir = folder.appending("cache").path
+        if warm {
+            #expect(try Tool.run(["video", "get", url, "--range", "0-9", "--dir", dir]).status == 0)
+        }
+        let result = try Tool.run(["video", "get", url, "--range", "300000-300009", "--dir", dir])
+        #expect(result.status == 1)
+        #expect(result.output.isEmpty)
+        #expect(result.stderr.contains("300000 bytes"), "\(result.stderr)")
+        let inside = try Tool.run(["video", "get", url, "--range", "299990-300009", "--dir", dir])
+        #expect(inside.status == 0 && inside.output.count == 10, "a range reaching past the end is clipped")
+    }
+
+    @Test func aReversedRangeIsAUsageErrorNamingTheOption() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let result = try Tool.run(["video", "get", "http://127.0.0.1:9/v.mp4", "--range", "5-3", "--dir", folder.url.path])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("--range"), "\(result.stderr)")
+    }
+
+    /// Case 7: a read-only cache directory (a read-only bind mount, so even root cannot write)
+    /// serves what it holds and fetches the rest without storing it.
+    @Test func aReadOnlyCacheDirectoryServesWhatItHoldsAndFetchesTheRest() throws {
+        let nginx = try NginxOrigin()
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let file = videoBytes(400_000)
+        try nginx.serve(file, at: "/ro.mp4")
+        let url = nginx.url("/ro.mp4").absoluteString
+        let dir = folder.appending("cache").path
+        #expect(try Tool.run(["video", "get", url, "--range", "0-199999", "--dir", dir]).status == 0)
+        let before = try FileManager.default.contentsOfDirectory(atPath: dir).sorted()
+        let binary = Tool.productsDirectory.appendingPathComponent("douyinkit").path
+        let script = "mount --bind \"$1\" \"$1\" && mount -o remount,bind,ro \"$1\" && shift && exec \"$@\""
+        let result = try runCapturing("/usr/bin/unshare", ["-r", "-m", "sh", "-c", script, "sh", dir, binary, "video", "get", url, "--range", "100000-399999", "--dir", dir])
+        try #require(!result.stderr.contains("mount:"), "no user namespaces here: \(result.stderr)")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.output == file[100_000..<400_000])
+        #expect(result.stderr.contains("origin_bytes=200000 cached_bytes=100000"), "\(result.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == before, "nothing written")
+    }
+
+    /// Case 5, video half: `--out` replaced a symlink with a regular file; now it refuses a
+    /// symlink or directory and leaves it as it was, and still replaces a regular file.
+    @Test func outRefusesASymlinkAndADirectoryAndReplacesARegularFile() throws {
+        let nginx = try NginxOrigin()
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let file = videoBytes(10_000)
+        try nginx.serve(file, at: "/o.mp4")
+        let url = nginx.url("/o.mp4").absoluteString
+        let dir = folder.appending("cache").path
+        let victim = folder.appending("victim")
+        try Data("keep".utf8).write(to: victim)
+        let link = folder.appending("link").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: victim.path)
+        let linked = try Tool.run(["video", "get", url, "--range", "0-9999", "--dir", dir, "--out", link])
+        #expect(linked.status == 1 && linked.stderr.contains("symbolic link"), "\(linked.stderr)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == victim.path)
+        #expect(try Data(contentsOf: victim) == Data("keep".utf8))
+        let directory = try Tool.run(["video", "get", url, "--range", "0-9999", "--dir", dir, "--out", folder.url.path])
+        #expect(directory.status == 1 && directory.stderr.contains("directory"), "\(directory.stderr)")
+        let regular = try Tool.run(["video", "get", url, "--range", "0-9999", "--dir", dir, "--out", victim.path])
+        #expect(regular.status == 0, "\(regular.stderr)")
+        #expect(try Data(contentsOf: victim) == file)
+    }
+
+    /// Runs a program with stdout and stderr in files and waits.
+    private func runCapturing(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: Data, stderr: String) {
+        let scratch = try TemporaryDirectory()
+        defer { scratch.remove() }
+        let outURL = scratch.appending("out"), errURL = scratch.appending("err")
+        try Data().write(to: outURL)
+        try Data().write(to: errURL)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = try FileHandle(forWritingTo: outURL)
+        process.standardError = try FileHandle(forWritingTo: errURL)
+        try process.run()
+        process.waitUntilExit()
+        return (process.terminationStatus, try Data(contentsOf: outURL), try String(contentsOf: errURL, encoding: .utf8))
+    }
 }
