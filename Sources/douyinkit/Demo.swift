@@ -9,6 +9,7 @@ enum Demo {
         try await showCache(fixtures)
         try await showCovers(fixtures)
         try await showVideo(fixtures)
+        try await FeedDemo.run(fixtures)
         try showGifts(fixtures)
     }
 
