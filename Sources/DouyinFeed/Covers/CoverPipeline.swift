@@ -42,6 +42,7 @@ public final class CoverPipeline: Sendable {
         /// On screen now.
         case visible = 1
 
+        /// Whether `lhs` is less urgent than `rhs` (prefetch before visible).
         public static func < (lhs: Priority, rhs: Priority) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 
