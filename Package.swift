@@ -92,6 +92,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // Runs the built `douyinkit` binary; depending on it makes SwiftPM build it first.
-        .testTarget(name: "ToolTests", dependencies: ["douyinkit", "DouyinVideoCache", "DouyinTestSupport"], swiftSettings: swiftSettings),
+        // CWebP: webp-frames output is compared with libwebp's own WebPAnimDecoder in MODE_RGBA.
+        .testTarget(name: "ToolTests", dependencies: ["douyinkit", "DouyinVideoCache", "DouyinTestSupport", "CWebP"], swiftSettings: swiftSettings),
     ]
 )

@@ -137,7 +137,7 @@ struct DecodeSchedule {
                 if isLast { Self.endWaiters(&state, with: nil, into: &delivery) }
             } else {
                 state.buffered.append(frame)
-                heldBytes += frame.premultipliedRGBA.count
+                heldBytes += frame.rgba.count
                 peakHeldBytes = max(peakHeldBytes, heldBytes)
             }
         case .failure(let error):
@@ -169,7 +169,7 @@ struct DecodeSchedule {
         guard var state = requests[id] else { return .end(nil) }
         if !state.buffered.isEmpty {
             let frame = state.buffered.removeFirst()
-            heldBytes -= frame.premultipliedRGBA.count
+            heldBytes -= frame.rgba.count
             requests[id] = state
             retireIfDone(id)
             return .frame(frame)
@@ -212,7 +212,7 @@ struct DecodeSchedule {
         state.end = .cancelled
         firstFrames.removeAll { $0 == id }
         laterFrames.removeAll { $0 == id }
-        heldBytes -= state.buffered.reduce(0) { $0 + $1.premultipliedRGBA.count }
+        heldBytes -= state.buffered.reduce(0) { $0 + $1.rgba.count }
         state.buffered = []
         var delivery = Delivery()
         if let callbacks = state.callbacks { delivery.add { callbacks.end(nil) } }

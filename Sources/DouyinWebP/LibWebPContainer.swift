@@ -88,14 +88,14 @@ struct LibWebPContainer: Sendable {
     }
 
     /// Decodes frame `index`'s rectangle into `output`, whose rows are `stride` bytes apart
-    /// (premultiplied rgbA, 4 bytes a pixel). `output` must hold the whole rectangle.
-    func decodeFrame(_ index: Int, into output: UnsafeMutableRawBufferPointer, stride: Int) throws(WebPError) {
+    /// (RGBA in `mode`, 4 bytes a pixel). `output` must hold the whole rectangle.
+    func decodeFrame(_ index: Int, mode: WebPAlphaMode, into output: UnsafeMutableRawBufferPointer, stride: Int) throws(WebPError) {
         let frame = frames[index]
         let fragment = fragments[index]
-        let decoded: Bool = data.withUnsafeBytes { raw in
+        let failure: WebPError? = data.withUnsafeBytes { raw in
             var config = WebPDecoderConfig()
-            guard WebPInitDecoderConfig(&config) != 0 else { return false }
-            config.output.colorspace = MODE_rgbA
+            guard WebPInitDecoderConfig(&config) != 0 else { return .frameDecodingFailed(index: index, status: Int(VP8_STATUS_INVALID_PARAM.rawValue)) }
+            config.output.colorspace = mode == .premultiplied ? MODE_rgbA : MODE_RGBA
             config.output.is_external_memory = 1
             config.output.u.RGBA.rgba = output.baseAddress!.assumingMemoryBound(to: UInt8.self)
             config.output.u.RGBA.stride = Int32(stride)
@@ -103,12 +103,15 @@ struct LibWebPContainer: Sendable {
             // Refuse before decoding a bitstream whose size disagrees with the frame header: it
             // would not fill the rectangle, or would write past it.
             let bytes = raw.baseAddress!.advanced(by: fragment.lowerBound).assumingMemoryBound(to: UInt8.self)
-            guard WebPGetFeatures(bytes, fragment.count, &config.input) == VP8_STATUS_OK,
-                  Int(config.input.width) == frame.width, Int(config.input.height) == frame.height else { return false }
+            let features = WebPGetFeatures(bytes, fragment.count, &config.input)
+            guard features == VP8_STATUS_OK else { return .frameDecodingFailed(index: index, status: Int(features.rawValue)) }
+            guard Int(config.input.width) == frame.width, Int(config.input.height) == frame.height else {
+                return .frameSizeMismatch(index: index)
+            }
             let status = WebPDecode(bytes, fragment.count, &config)
             WebPFreeDecBuffer(&config.output)
-            return status == VP8_STATUS_OK
+            return status == VP8_STATUS_OK ? nil : .frameDecodingFailed(index: index, status: Int(status.rawValue))
         }
-        guard decoded else { throw .frameDecodingFailed(index: index) }
+        if let failure { throw failure }
     }
 }

@@ -13,42 +13,69 @@ import Foundation
 /// ```
 ///
 /// Scheduling rules:
-/// - At most ``maxConcurrentDecodes`` frames decode at any moment, across both queues,
-///   however many animations are requested.
+/// - At most ``Configuration-swift.struct/maxConcurrentDecodes`` frames decode at any moment,
+///   across both queues, however many animations are requested.
 /// - A later frame starts only when no first frame is waiting or decoding, so covers
 ///   requested in one call all show before any of them animates.
 /// - Frames of one request are decoded in order, one at a time (each from the canvas before
 ///   it), and delivered in order.
-/// - Frames waiting in streams count against ``memoryBudget``: a stream decodes ahead only
+/// - Frames waiting in streams count against ``Configuration-swift.struct/memoryBudget``: a stream decodes ahead only
 ///   while the frames held by all streams stay within it, and always at least one frame, so
 ///   a long animation plays by decoding a few frames ahead rather than holding them all.
 ///   Frames handed to an `onFrame` callback belong to the callback and are not counted.
 public final class WebPDecodeQueues: Sendable {
-    /// How many frames may decode at once: the active processor count by default.
-    public let maxConcurrentDecodes: Int
-    /// The most bytes of decoded frames held for streams at once: 64 MB by default.
-    public let memoryBudget: Int
-    /// Runs first frames (`qualityOfService` `.userInitiated`).
-    public let firstFrameQueue: OperationQueue
-    /// Runs later frames (`qualityOfService` `.utility`), so they never starve the app's other work.
-    public let laterFrameQueue: OperationQueue
+    /// How the queues share the machine; every field has a default.
+    public struct Configuration: Sendable, Hashable {
+        /// How many frames may decode at once, across both queues; the active processor count by
+        /// default. Values below 1 count as 1.
+        public var maxConcurrentDecodes: Int
+        /// The most bytes of decoded frames held for streams at once; 64 MB (64 × 2^20 bytes) by
+        /// default. Each stream may always hold one frame, so 0 means one frame per stream.
+        public var memoryBudget: Int
+
+        /// A configuration; omitted fields take their defaults.
+        public init(maxConcurrentDecodes: Int = ProcessInfo.processInfo.activeProcessorCount, memoryBudget: Int = 64 << 20) {
+            self.maxConcurrentDecodes = max(1, maxConcurrentDecodes)
+            self.memoryBudget = max(0, memoryBudget)
+        }
+    }
+
+    /// What the queues have done since they were made.
+    public struct Statistics: Sendable, Hashable {
+        /// Frames decoded, whether delivered or dropped by a cancel meanwhile.
+        public var decodedFrames: Int
+        /// Frame decodes that failed.
+        public var failedDecodes: Int
+        /// The most decodes seen running at the same moment (at most `maxConcurrentDecodes`).
+        public var peakConcurrentDecodes: Int
+        /// The most bytes of frames held for streams at the same moment.
+        public var peakHeldBytes: Int
+    }
+
+    /// The settings the queues were made with.
+    public let configuration: Configuration
+    /// Runs first frames (`qualityOfService` `.userInitiated`). Internal machinery, `package` for
+    /// tests that wait for it to drain; users see only requests.
+    package let firstFrameQueue: OperationQueue
+    /// Runs later frames (`qualityOfService` `.utility`), so they never starve the app's other
+    /// work. `package` for tests, like ``firstFrameQueue``.
+    package let laterFrameQueue: OperationQueue
 
     private let scheduler = LockedBox(DecodeSchedule())
-    private let decoding = LockedBox((now: 0, peak: 0))
+    private let decoding = LockedBox((now: 0, peak: 0, decoded: 0, failed: 0))
 
-    /// Queues running at most `maxConcurrentDecodes` decodes at once and holding at most
-    /// `memoryBudget` bytes of frames for streams.
-    public init(maxConcurrentDecodes: Int = ProcessInfo.processInfo.activeProcessorCount, memoryBudget: Int = 64 << 20) {
-        self.maxConcurrentDecodes = max(1, maxConcurrentDecodes)
-        self.memoryBudget = max(0, memoryBudget)
+    /// Queues that decode as `configuration` says (by default: one decode per core, 64 MB of
+    /// frames held for streams).
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
         firstFrameQueue = OperationQueue()
         firstFrameQueue.name = "DouyinWebP.firstFrames"
         firstFrameQueue.qualityOfService = .userInitiated
-        firstFrameQueue.maxConcurrentOperationCount = self.maxConcurrentDecodes
+        firstFrameQueue.maxConcurrentOperationCount = configuration.maxConcurrentDecodes
         laterFrameQueue = OperationQueue()
         laterFrameQueue.name = "DouyinWebP.laterFrames"
         laterFrameQueue.qualityOfService = .utility
-        laterFrameQueue.maxConcurrentOperationCount = self.maxConcurrentDecodes
+        laterFrameQueue.maxConcurrentOperationCount = configuration.maxConcurrentDecodes
     }
 
     /// Starts decoding every frame of `animation`; read them from the request's `frames`.
@@ -79,9 +106,11 @@ public final class WebPDecodeQueues: Sendable {
         }
     }
 
-    /// The most decodes seen running at the same moment, and the most bytes streams held.
-    public var peaks: (concurrentDecodes: Int, heldBytes: Int) {
-        (decoding.withLock { $0.peak }, scheduler.withLock { $0.peakHeldBytes })
+    /// A snapshot of what the queues have done so far.
+    public var statistics: Statistics {
+        let counts = decoding.withLock { $0 }
+        return Statistics(decodedFrames: counts.decoded, failedDecodes: counts.failed, peakConcurrentDecodes: counts.peak,
+                          peakHeldBytes: scheduler.withLock { $0.peakHeldBytes })
     }
 
     // MARK: Scheduling
@@ -102,7 +131,7 @@ public final class WebPDecodeQueues: Sendable {
     /// Hands operations to the queues while decode slots are free.
     func startWhatCanRun() {
         let jobs = scheduler.withLock { schedule in
-            schedule.takeRunnable(slots: maxConcurrentDecodes, budget: memoryBudget)
+            schedule.takeRunnable(slots: configuration.maxConcurrentDecodes, budget: configuration.memoryBudget)
         }
         for job in jobs {
             let started = LockedBox(false)
@@ -138,7 +167,10 @@ public final class WebPDecodeQueues: Sendable {
             count.peak = max(count.peak, count.now)
         }
         let result = Result { () throws(WebPError) in try job.animation.frame(at: job.frame) }
-        decoding.withLock { $0.now -= 1 }
+        decoding.withLock { count in
+            count.now -= 1
+            if case .success = result { count.decoded += 1 } else { count.failed += 1 }
+        }
         let delivery = scheduler.withLock { $0.deliver(result, for: job) }
         delivery.perform()
     }

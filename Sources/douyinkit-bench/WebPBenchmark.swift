@@ -8,9 +8,13 @@ enum WebPBenchmark {
         let folder = fixtureURL("webp/bench")
         let lossy = try (0..<4).map { try Data(contentsOf: folder.appendingPathComponent("cover-lossy-\($0).webp")) }
         let lossless = try Data(contentsOf: folder.appendingPathComponent("cover-lossless.webp"))
-        print("webp (a): every frame of 9-frame 360×640 covers, one thread, best of 5")
-        try allFrames(of: lossy, label: "4 lossy covers × 5", rounds: 5)
-        try allFrames(of: [lossless], label: "1 lossless cover × 10", rounds: 10)
+        let lowAlpha = try ["lossy", "lossless", "img2webp"].map { try Data(contentsOf: fixtureURL("webp/low-alpha-\($0).webp")) }
+        print("webp (a): every frame, one thread, best of 5, each alpha mode against WebPAnimDecoder in the same mode")
+        for mode in [WebPAlphaMode.premultiplied, .straight] {
+            try allFrames(of: lossy, label: "4 lossy 360×640 covers × 5, \(mode)", rounds: 5, mode: mode)
+            try allFrames(of: [lossless], label: "1 lossless 360×640 cover × 10, \(mode)", rounds: 10, mode: mode)
+            try allFrames(of: lowAlpha, label: "3 low-alpha 48×40 animations × 200, \(mode)", rounds: 200, mode: mode)
+        }
         try await firstFrames(of: lossy)
         try await twoCores(grid: lossy)
         try await longAnimation(try Data(contentsOf: fixtureURL("webp/long-200.webp")))
@@ -59,7 +63,7 @@ enum WebPBenchmark {
             var best = Double.infinity
             for _ in 0..<3 {
                 let animations = try files.map { try WebPAnimation(data: $0) }
-                let queues = WebPDecodeQueues(maxConcurrentDecodes: concurrency)
+                let queues = WebPDecodeQueues(configuration: .init(maxConcurrentDecodes: concurrency))
                 let start = ContinuousClock.now
                 let ended = EndCounter(expected: animations.count)
                 _ = queues.decode(animations, onFrame: { blackHole($1) }, onEnd: { _, _ in ended.one() })
@@ -94,7 +98,7 @@ enum WebPBenchmark {
         let holdAll = ResidentMemory.peak - before
         held = []
 
-        let queues = WebPDecodeQueues(memoryBudget: budget)
+        let queues = WebPDecodeQueues(configuration: .init(memoryBudget: budget))
         let playing = try WebPAnimation(data: data)
         ResidentMemory.resetPeak()
         let start = ResidentMemory.current
@@ -109,34 +113,36 @@ enum WebPBenchmark {
         let mb = { (bytes: Int) in fixed(Double(bytes) / 1_048_576, 1) }
         print("webp (d): \(played) frames of \(animation.canvasWidth)×\(animation.canvasHeight) (\(mb(animation.canvasByteCount)) MB each), 16 MB budget")
         print("  holding every frame (baseline): peak RSS +\(mb(holdAll)) MB | stream: peak RSS +\(mb(streamed)) MB,"
-            + " frames held at most \(mb(queues.peaks.heldBytes)) MB")
+            + " frames held at most \(mb(queues.statistics.peakHeldBytes)) MB")
     }
 
     /// (a) One thread: WebPAnimation against a WebPAnimDecoder loop over the same bytes.
-    static func allFrames(of covers: [Data], label: String, rounds: Int) throws {
+    static func allFrames(of covers: [Data], label: String, rounds: Int, mode: WebPAlphaMode) throws {
+        var frames = 0
         let baseline = bestTime(runs: 5) {
-            for _ in 0..<rounds { for data in covers { blackHole(decodeWithAnimDecoder(data)) } }
+            frames = 0
+            for _ in 0..<rounds { for data in covers { frames += decodeWithAnimDecoder(data, mode: mode) } }
         }
         let ours = try bestTime(runs: 5) {
             for _ in 0..<rounds {
                 for data in covers {
-                    let animation = try WebPAnimation(data: data)
+                    let animation = try WebPAnimation(data: data, alphaMode: mode)
                     for index in animation.frames.indices { blackHole(try animation.frame(at: index)) }
                 }
             }
         }
-        let frames = rounds * covers.count * 9
         print("  \(label): WebPAnimDecoder loop (baseline) \(fixed(baseline * 1000)) ms | WebPAnimation \(fixed(ours * 1000)) ms"
             + " (\(fixed(Double(frames) / ours, 0)) frames/s) | time ratio \(fixed(ours / baseline))× (target ≤ 1.10×)")
     }
 
-    /// Decodes every frame with libwebp's animation decoder in MODE_rgbA; returns the frame count.
-    static func decodeWithAnimDecoder(_ data: Data) -> Int {
+    /// Decodes every frame with libwebp's animation decoder in MODE_rgbA (premultiplied) or
+    /// MODE_RGBA (straight); returns the frame count.
+    static func decodeWithAnimDecoder(_ data: Data, mode: WebPAlphaMode = .premultiplied) -> Int {
         data.withUnsafeBytes { raw in
             var input = WebPData(bytes: raw.baseAddress!.assumingMemoryBound(to: UInt8.self), size: raw.count)
             var options = WebPAnimDecoderOptions()
             guard WebPAnimDecoderOptionsInit(&options) != 0 else { return 0 }
-            options.color_mode = MODE_rgbA
+            options.color_mode = mode == .premultiplied ? MODE_rgbA : MODE_RGBA
             options.use_threads = 0
             guard let decoder = WebPAnimDecoderNew(&input, &options) else { return 0 }
             defer { WebPAnimDecoderDelete(decoder) }

@@ -30,7 +30,13 @@ enum DecodeCommand {
     }
 
     private static func roundTrip<T: Codable>(_ type: T.Type, _ data: Data) throws -> Data {
-        let value = try JSONDecoder().decode(type, from: data)
+        let value: T
+        do {
+            value = try JSONDecoder().decode(type, from: data)
+        } catch let error as DecodingError {
+            // The JSON path of the first problem, or the byte offset when it is not JSON at all.
+            throw ToolError.failed(error.summary(decoding: data))
+        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(value)

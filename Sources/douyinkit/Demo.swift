@@ -24,7 +24,7 @@ enum Demo {
         let animations = try files.map { try WebPAnimation(data: Data(contentsOf: $0)) }
         let queues = WebPDecodeQueues()
         print("\n== Animated WebP covers: \(files.count) covers through WebPDecodeQueues at once "
-            + "(\(queues.maxConcurrentDecodes) decodes at a time)")
+            + "(\(queues.configuration.maxConcurrentDecodes) decodes at a time)")
         let clock = ContinuousClock()
         let start = clock.now
         let requests = queues.decode(animations)

@@ -12,7 +12,7 @@ enum WebPFramesCommand {
         let path = options.positional[0]
         guard let data = FileManager.default.contents(atPath: path) else { throw ToolError.failed("cannot read \(path)") }
         do {
-            let animation = try WebPAnimation(data: data)
+            let animation = try WebPAnimation(data: data, alphaMode: .straight)
             let directory = URL(fileURLWithPath: out)
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             for index in animation.frames.indices {
@@ -28,9 +28,11 @@ enum WebPFramesCommand {
         }
     }
 
-    /// A PAM image: `P7`, `TUPLTYPE RGB_ALPHA`, 8-bit, straight (not premultiplied) alpha.
+    /// A PAM image: `P7`, `TUPLTYPE RGB_ALPHA`, 8-bit, straight (not premultiplied) alpha, the
+    /// canvas composited in straight alpha (equal to libwebp's `MODE_RGBA` animation output).
     static func pam(_ frame: WebPCanvasFrame) -> Data {
+        precondition(frame.alphaMode == .straight, "PAM stores straight alpha")
         let header = "P7\nWIDTH \(frame.width)\nHEIGHT \(frame.height)\nDEPTH 4\nMAXVAL 255\nTUPLTYPE RGB_ALPHA\nENDHDR\n"
-        return Data(header.utf8) + Data(frame.straightRGBA())
+        return Data(header.utf8) + Data(frame.rgba)
     }
 }

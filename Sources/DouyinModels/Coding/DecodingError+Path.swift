@@ -1,3 +1,5 @@
+import Foundation
+
 extension DecodingError {
     /// Where in the JSON the problem is, in the form `data[3].video.play_addr.url_list[0]`.
     public var jsonPath: String {
@@ -26,6 +28,30 @@ extension DecodingError {
         }
         let path = jsonPath
         return path.isEmpty ? reason : "\(path): \(reason)"
+    }
+
+    /// ``summary`` for an error from decoding `data`; when `data` is not valid JSON at all, it
+    /// names the first byte where it stops being valid, with its line and column (both from 1),
+    /// such as `not valid JSON at byte 57 (line 3, column 12): unexpected ","`.
+    ///
+    /// Foundation's decoder reports a syntax error with no position on Linux (only "The given
+    /// data was not valid JSON."), so the bytes are scanned again here, after the failure.
+    public func summary(decoding data: Data) -> String {
+        guard case .dataCorrupted(let context) = self, context.codingPath.isEmpty else { return summary }
+        let bytes = [UInt8](data)
+        guard let offset = JSONSyntax.firstErrorOffset(in: bytes) else { return summary }
+        let before = bytes[..<offset]
+        let line = before.reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+        let column = offset - (before.lastIndex(of: 0x0A).map { $0 + 1 } ?? 0) + 1
+        let found: String
+        if offset >= bytes.count {
+            found = "the data ends too early"
+        } else if bytes[offset] >= 0x20 && bytes[offset] < 0x7F {
+            found = "unexpected \"\(Character(Unicode.Scalar(bytes[offset])))\""
+        } else {
+            found = "unexpected byte 0x\(String(bytes[offset], radix: 16, uppercase: true))"
+        }
+        return "not valid JSON at byte \(offset) (line \(line), column \(column)): \(found)"
     }
 }
 
