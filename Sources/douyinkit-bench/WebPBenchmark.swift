@@ -9,7 +9,7 @@ enum WebPBenchmark {
         let lossy = try (0..<4).map { try Data(contentsOf: folder.appendingPathComponent("cover-lossy-\($0).webp")) }
         let lossless = try Data(contentsOf: folder.appendingPathComponent("cover-lossless.webp"))
         let lowAlpha = try ["lossy", "lossless", "img2webp"].map { try Data(contentsOf: fixtureURL("webp/low-alpha-\($0).webp")) }
-        print("webp (a): every frame, one thread, best of 5, each alpha mode against WebPAnimDecoder in the same mode")
+        print("webp (a): every frame, one thread, interleaved pairs, each alpha mode against WebPAnimDecoder in the same mode")
         for mode in [WebPAlphaMode.premultiplied, .straight] {
             try allFrames(of: lossy, label: "4 lossy 360×640 covers × 5, \(mode)", rounds: 5, mode: mode)
             try allFrames(of: [lossless], label: "1 lossless 360×640 cover × 10, \(mode)", rounds: 10, mode: mode)
@@ -119,20 +119,29 @@ enum WebPBenchmark {
     /// (a) One thread: WebPAnimation against a WebPAnimDecoder loop over the same bytes.
     static func allFrames(of covers: [Data], label: String, rounds: Int, mode: WebPAlphaMode) throws {
         var frames = 0
-        let baseline = bestTime(runs: 5) {
-            frames = 0
-            for _ in 0..<rounds { for data in covers { frames += decodeWithAnimDecoder(data, mode: mode) } }
-        }
-        let ours = try bestTime(runs: 5) {
-            for _ in 0..<rounds {
-                for data in covers {
-                    let animation = try WebPAnimation(data: data, alphaMode: mode)
-                    for index in animation.frames.indices { blackHole(try animation.frame(at: index)) }
+        let comparison = try interleavedPairs(
+            pairs: 7,
+            baseline: {
+                timed {
+                    frames = 0
+                    for _ in 0..<rounds { for data in covers { frames += decodeWithAnimDecoder(data, mode: mode) } }
+                }
+            },
+            subject: {
+                try timed {
+                    for _ in 0..<rounds {
+                        for data in covers {
+                            let animation = try WebPAnimation(data: data, alphaMode: mode)
+                            for index in animation.frames.indices { blackHole(try animation.frame(at: index)) }
+                        }
+                    }
                 }
             }
-        }
-        print("  \(label): WebPAnimDecoder loop (baseline) \(fixed(baseline * 1000)) ms | WebPAnimation \(fixed(ours * 1000)) ms"
-            + " (\(fixed(Double(frames) / ours, 0)) frames/s) | time ratio \(fixed(ours / baseline))× (target ≤ 1.10×)")
+        )
+        let ours = comparison.medianSubject
+        print("  \(label): WebPAnimDecoder loop (baseline) median \(fixed(comparison.medianBaseline * 1000)) ms"
+            + " | WebPAnimation median \(fixed(ours * 1000)) ms (\(fixed(Double(frames) / ours, 0)) frames/s)"
+            + " | time \(comparison.summary(.time, target: 1.10))")
     }
 
     /// Decodes every frame with libwebp's animation decoder in MODE_rgbA (premultiplied) or
