@@ -113,10 +113,17 @@ struct DecodeQueuesTests {
         let animation = try WebPAnimation(data: Fixtures.data("webp/long-200.webp"))
         let log = DeliveryLog()
         let request = Box<WebPDecodeRequest>()
+        // Frame 5 may arrive before `decode` has returned the request (a loaded machine did so
+        // and the test saw all 200 frames): the callback waits until the request is stored.
+        let stored = DispatchSemaphore(value: 0)
         request.value = queues.decode(animation, onFrame: { frame in
             log.frame(0, frame)
-            if frame.index == 5 { request.value?.cancel() }
+            if frame.index == 5 {
+                stored.wait()
+                request.value?.cancel()
+            }
         }, onEnd: { log.end(0, $0) })
+        stored.signal()
         await log.waitForEnds(1)
         await drained(queues.firstFrameQueue, queues.laterFrameQueue)
         #expect(log.delivered.map(\.frame) == Array(0...5))
