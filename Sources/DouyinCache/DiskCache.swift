@@ -63,6 +63,8 @@ public final class DiskCache: Sendable {
     private let files: FileIO
     private static let manifestName = ".manifest"
     private static let temporaryPrefix = ".tmp-"
+    /// How old (seconds) a temporary file must be before a scan takes it for a crashed write.
+    private static let abandonedTemporaryAge = 600.0
     /// A manifest larger than this is damage, not a record of entries (≈ 80 bytes an entry).
     private static let largestManifest = 64 << 20
 
@@ -108,10 +110,16 @@ public final class DiskCache: Sendable {
                 remove(key, from: &index)
                 return nil
             }
-            guard let data, data.count == entry.size else {
-                // Damaged, truncated or replaced behind our back: drop it rather than serve it.
+            guard let data else {
+                // Damaged or truncated behind our back: drop it rather than serve it.
                 remove(key, from: &index)
                 return nil
+            }
+            if data.count != entry.size {
+                // Verified against its own header, so another process sharing the directory
+                // stored a new version: adopt its length instead of deleting a good entry.
+                index.totalSize += data.count - entry.size
+                index.entries[key]?.size = data.count
             }
             index.entries[key]?.lastAccess = now
             return data
@@ -293,14 +301,18 @@ public final class DiskCache: Sendable {
         var index = Index()
         for file in files.listFiles(in: directory.path) {
             if file.name.hasPrefix(Self.temporaryPrefix) {
-                files.remove(directory.path + "/" + file.name)  // A write a crash interrupted.
+                // A write a crash interrupted — but only a name this cache makes (`.tmp-<UUID>`),
+                // and only once it is old: a fresh one is another process's write in flight.
+                let suffix = String(file.name.dropFirst(Self.temporaryPrefix.count))
+                if UUID(uuidString: suffix) != nil, now - file.modified > Self.abandonedTemporaryAge {
+                    files.remove(directory.path + "/" + file.name)
+                }
                 continue
             }
             guard Self.isValid(file.name) else { continue }  // Not a file this cache named.
-            guard file.size >= Int64(EntryFile.headerSize) else {
-                files.remove(directory.path + "/" + file.name)  // Too short to hold its header.
-                continue
-            }
+            // Too short to hold a header: never written by this cache (entries are renamed into
+            // place whole), so not indexed, and left alone.
+            guard file.size >= Int64(EntryFile.headerSize) else { continue }
             let size = Int(file.size) - EntryFile.headerSize
             let modified = file.modified.isFinite ? min(file.modified, now) : now
             let known = manifest[file.name]

@@ -1,4 +1,5 @@
 import DouyinKit
+import DouyinSupport
 import Foundation
 
 /// The caches against the baselines the issue names: NSCache for memory, plain `Data` file
@@ -43,39 +44,46 @@ enum CacheBenchmark {
         let keys = 100_000, limit = 10_000, length = 1_000_000
         let trace = zipfTrace(keys: keys, length: length)
         let value = Data(count: 64)
-        print("cache (a): memory get-or-set, \(length) accesses, Zipf(1) over \(keys) keys, \(limit)-entry limit, best of 5")
+        print("cache (a): memory get-or-set, \(length) accesses, Zipf(1) over \(keys) keys, \(limit)-entry limit, interleaved pairs")
         for threads in [1, 2] {
             let slices = (0..<threads).map { Array(trace[($0 * length / threads)..<(($0 + 1) * length / threads)]) }
             var ourHits = 0, theirHits = 0
-            let ours = bestTime(runs: 5) {
-                let cache = MemoryCache<Int, Data>(configuration: .init(costLimit: 0, countLimit: limit))
-                let hits = Protected(0)
-                DispatchQueue.concurrentPerform(iterations: threads) { thread in
-                    var local = 0
-                    for key in slices[thread] {
-                        if cache.value(for: key) != nil { local += 1 } else { cache.setValue(value, for: key, cost: 1) }
+            let comparison = interleavedPairs(
+                baseline: {
+                    timed {
+                        let box = SharedNSCache(value: value as NSData)
+                        box.cache.countLimit = limit
+                        let hits = LockedBox(0)
+                        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+                            var local = 0
+                            for key in slices[thread] {
+                                let boxedKey = NSNumber(value: key)
+                                if box.cache.object(forKey: boxedKey) != nil { local += 1 } else { box.cache.setObject(box.value, forKey: boxedKey) }
+                            }
+                            hits.withLock { $0 += local }
+                        }
+                        theirHits = hits.withLock { $0 }
                     }
-                    hits.add(local)
-                }
-                ourHits = hits.value
-            }
-            let theirs = bestTime(runs: 5) {
-                let box = SharedNSCache(value: value as NSData)
-                box.cache.countLimit = limit
-                let hits = Protected(0)
-                DispatchQueue.concurrentPerform(iterations: threads) { thread in
-                    var local = 0
-                    for key in slices[thread] {
-                        let boxedKey = NSNumber(value: key)
-                        if box.cache.object(forKey: boxedKey) != nil { local += 1 } else { box.cache.setObject(box.value, forKey: boxedKey) }
+                },
+                subject: {
+                    timed {
+                        let cache = MemoryCache<Int, Data>(configuration: .init(costLimit: 0, countLimit: limit))
+                        let hits = LockedBox(0)
+                        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+                            var local = 0
+                            for key in slices[thread] {
+                                if cache.value(for: key) != nil { local += 1 } else { cache.setValue(value, for: key, cost: 1) }
+                            }
+                            hits.withLock { $0 += local }
+                        }
+                        ourHits = hits.withLock { $0 }
                     }
-                    hits.add(local)
                 }
-                theirHits = hits.value
-            }
+            )
+            let ours = comparison.medianSubject, theirs = comparison.medianBaseline
             print("  \(threads) thread\(threads == 1 ? " " : "s"): NSCache (baseline) \(fixed(Double(length) / theirs / 1e6)) M ops/s, hit rate \(fixed(100 * Double(theirHits) / Double(length), 1)) %"
-                + " | MemoryCache \(fixed(Double(length) / ours / 1e6)) M ops/s, hit rate \(fixed(100 * Double(ourHits) / Double(length), 1)) %"
-                + " | throughput ratio \(fixed(theirs / ours))× (target ≥ 1.5×)")
+                + " | MemoryCache \(fixed(Double(length) / ours / 1e6)) M ops/s, hit rate \(fixed(100 * Double(ourHits) / Double(length), 1)) %")
+            print("    throughput MemoryCache / NSCache: \(comparison.summary(.speedup, target: 1.5))")
         }
     }
 
@@ -87,25 +95,31 @@ enum CacheBenchmark {
         let keys = (0..<entries).map { MD5.hex("https://cdn.example.test/cover/\($0).webp") }
         let plainDirectory = root.appendingPathComponent("plain")
         try FileManager.default.createDirectory(at: plainDirectory, withIntermediateDirectories: true)
-        let plain = try bestTime(runs: 5) {
-            for key in keys { try payload.write(to: plainDirectory.appendingPathComponent(key), options: .atomic) }
-            for key in keys { blackHole(try Data(contentsOf: plainDirectory.appendingPathComponent(key))) }
-        }
         let cache = try DiskCache(directory: root.appendingPathComponent("cache"), configuration: DiskCache.Configuration(sizeLimit: 0))
-        let ours = try bestTime(runs: 5) {
-            for key in keys { try cache.store(payload, forKey: key) }
-            for key in keys { blackHole(cache.data(forKey: key)) }
-        }
+        let storeAndRead = try interleavedPairs(
+            baseline: {
+                try timed {
+                    for key in keys { try payload.write(to: plainDirectory.appendingPathComponent(key), options: .atomic) }
+                    for key in keys { blackHole(try Data(contentsOf: plainDirectory.appendingPathComponent(key))) }
+                }
+            },
+            subject: {
+                try timed {
+                    for key in keys { try cache.store(payload, forKey: key) }
+                    for key in keys { blackHole(cache.data(forKey: key)) }
+                }
+            }
+        )
         // The reads alone: each DiskCache read also checks the entry's length and CRC-32C.
-        let plainReads = try bestTime(runs: 5) {
-            for key in keys { blackHole(try Data(contentsOf: plainDirectory.appendingPathComponent(key))) }
-        }
-        let ourReads = bestTime(runs: 5) {
-            for key in keys { blackHole(cache.data(forKey: key)) }
-        }
-        print("cache (b): disk store then read of \(entries) × 100 KB entries, best of 5")
-        print("  Data.write(.atomic) + Data(contentsOf:) (baseline) \(fixed(plain * 1000)) ms | DiskCache \(fixed(ours * 1000)) ms | time ratio \(fixed(ours / plain))× (target ≤ 1.25×)")
-        print("  reads only, checksum verified: Data(contentsOf:) \(fixed(plainReads * 1000)) ms | DiskCache.data \(fixed(ourReads * 1000)) ms | time ratio \(fixed(ourReads / plainReads))×")
+        let reads = try interleavedPairs(
+            baseline: { try timed { for key in keys { blackHole(try Data(contentsOf: plainDirectory.appendingPathComponent(key))) } } },
+            subject: { timed { for key in keys { blackHole(cache.data(forKey: key)) } } }
+        )
+        print("cache (b): disk store then read of \(entries) × 100 KB entries, interleaved pairs")
+        print("  Data.write(.atomic) + Data(contentsOf:) (baseline) median \(fixed(storeAndRead.medianBaseline * 1000)) ms | DiskCache median \(fixed(storeAndRead.medianSubject * 1000)) ms")
+        print("    time DiskCache / baseline: \(storeAndRead.summary(.time, target: 1.25))")
+        print("  reads only, checksum verified: Data(contentsOf:) median \(fixed(reads.medianBaseline * 1000)) ms | DiskCache.data median \(fixed(reads.medianSubject * 1000)) ms")
+        print("    time DiskCache.data / Data(contentsOf:): \(reads.summary(.time))")
     }
 
     static func md5() {
@@ -116,14 +130,4 @@ enum CacheBenchmark {
         print("cache (c): MD5, best of 5")
         print("  64-byte URL keys: \(fixed(Double(keys.count) / keyTime / 1e6)) M keys/s | 1 MB buffers: \(fixed(20 / bufferTime, 1)) MB/s")
     }
-}
-
-/// A counter shared by benchmark threads.
-final class Protected: @unchecked Sendable {
-    // @unchecked Sendable: `count` is only touched under `lock`.
-    private let lock = NSLock()
-    private var count: Int
-    init(_ count: Int) { self.count = count }
-    func add(_ amount: Int) { lock.withLock { count += amount } }
-    var value: Int { lock.withLock { count } }
 }

@@ -123,6 +123,42 @@ struct DiskCacheIntegrityTests {
         for name in foreign { #expect(FileManager.default.fileExists(atPath: folder.appending(name).path), "\(name)") }
     }
 
+    /// Review finding: opening the cache deleted any `.tmp-*` file (so `--dir ~` removed
+    /// `~/.tmp-notes`, and a second process removed the first's write in flight) and any short
+    /// md5-named file it had never written.
+    @Test func openingLeavesForeignAndInFlightTemporaryFilesAlone() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let foreignTemporary = folder.appending(".tmp-notes")
+        let inFlight = folder.appending(".tmp-\(UUID().uuidString)")
+        let abandoned = folder.appending(".tmp-\(UUID().uuidString)")
+        let shortMD5Named = folder.appending(k("short"))
+        for url in [foreignTemporary, inFlight, abandoned] { try Data(count: 10).write(to: url) }
+        try Data(count: 10).write(to: shortMD5Named)
+        let hourAgo = Date(timeIntervalSinceNow: -3600)
+        try FileManager.default.setAttributes([.modificationDate: hourAgo], ofItemAtPath: abandoned.path)
+        let cache = try DiskCache(directory: folder.url)
+        #expect(cache.count == 0)
+        #expect(FileManager.default.fileExists(atPath: foreignTemporary.path))
+        #expect(FileManager.default.fileExists(atPath: inFlight.path))
+        #expect(FileManager.default.fileExists(atPath: shortMD5Named.path))
+        #expect(!FileManager.default.fileExists(atPath: abandoned.path))
+    }
+
+    /// Review finding: a second process sharing the directory stored a new, valid version of a
+    /// key with another length; the first took it for damage and deleted it.
+    @Test func aNewVersionStoredByAnotherInstanceIsServedNotDeleted() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let first = try DiskCache(directory: folder.url)
+        try first.store(Data(repeating: 1, count: 100), forKey: k("shared"))
+        let second = try DiskCache(directory: folder.url)
+        try second.store(Data(repeating: 2, count: 250), forKey: k("shared"))
+        #expect(first.data(forKey: k("shared")) == Data(repeating: 2, count: 250))
+        #expect(first.totalSize == 250)
+        #expect(second.data(forKey: k("shared")) == Data(repeating: 2, count: 250))
+    }
+
     @Test func aManifestNamingOtherFilesOrHoldingImpossibleTimesIsIgnored() throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
