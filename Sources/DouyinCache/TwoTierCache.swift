@@ -153,6 +153,12 @@ public final class TwoTierCache: Sendable {
     /// The hit and miss counts so far.
     public var statistics: Statistics { state.withLock { $0.statistics } }
 
+    /// How many callers wait on the download of `url` now; a test hook, to cancel one waiter
+    /// only once the others have joined.
+    package func waiterCount(for url: URL) -> Int {
+        state.withLock { $0.flights[Self.key(for: url)]?.waiters.count ?? 0 }
+    }
+
     // MARK: - Internals
 
     private func lookUp(_ key: String) -> (data: Data, source: CacheSource)? {

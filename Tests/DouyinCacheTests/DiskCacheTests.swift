@@ -82,11 +82,14 @@ struct DiskCacheTests {
             for name in ["x1", "x2"] { try cache.store(Data(count: 7), forKey: k(name)) }
         }
         try FileManager.default.removeItem(at: folder.appending(".manifest"))
-        try Data(count: 3).write(to: folder.appending(".tmp-crashed-write"))
+        // A write a crash interrupted an hour ago, under the name the cache gives temporary files.
+        let crashed = folder.appending(".tmp-\(UUID().uuidString)")
+        try Data(count: 3).write(to: crashed)
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: crashed.path)
         let cache = try DiskCache(directory: folder.url)
         #expect(cache.count == 2 && cache.totalSize == 14)
         #expect(cache.data(forKey: k("x2")) == Data(count: 7))
-        #expect(!FileManager.default.fileExists(atPath: folder.appending(".tmp-crashed-write").path))
+        #expect(!FileManager.default.fileExists(atPath: crashed.path))
     }
 
     @Test func directoryDeletedWhileRunningIsRecreated() throws {

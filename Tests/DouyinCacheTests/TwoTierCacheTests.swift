@@ -102,6 +102,9 @@ struct TwoTierCacheTests {
         let cache = try TwoTierCache(directory: folder.url)
         let quitter = Task { try await cache.data(for: url) }
         let stayer = Task { try await cache.data(for: url) }
+        // Both must have joined first: a quitter that cancelled alone stopped the download, and
+        // the stayer's later join rightly started a second one (failed once under load in CI).
+        while cache.waiterCount(for: url) < 2 { await Task.yield() }
         quitter.cancel()
         await #expect(throws: CancellationError.self) { try await quitter.value }
         #expect(try await stayer.value.count == 300_000)
