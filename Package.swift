@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "DouyinWebP", targets: ["DouyinWebP"]),
         .library(name: "DouyinVideoCache", targets: ["DouyinVideoCache"]),
         .library(name: "DouyinFeed", targets: ["DouyinFeed"]),
+        .library(name: "DouyinAPI", targets: ["DouyinAPI"]),
         .executable(name: "douyinkit", targets: ["douyinkit"]),
     ],
     targets: [
@@ -38,6 +39,7 @@ let package = Package(
         ),
         .target(name: "DouyinWebP", dependencies: ["CWebP", "DouyinSupport"], swiftSettings: swiftSettings),
         .target(name: "DouyinVideoCache", dependencies: ["DouyinSupport"], swiftSettings: swiftSettings),
+        .target(name: "DouyinAPI", dependencies: ["DouyinModels", "DouyinSupport"], swiftSettings: swiftSettings),
         // The feed: playback policy, the preloader over both caches, the cover pipeline.
         .target(
             name: "DouyinFeed",
@@ -46,10 +48,10 @@ let package = Package(
         ),
         .target(
             name: "DouyinKit",
-            dependencies: ["DouyinModels", "DouyinGift", "DouyinCache", "DouyinWebP", "DouyinVideoCache", "DouyinFeed"],
+            dependencies: ["DouyinModels", "DouyinGift", "DouyinCache", "DouyinWebP", "DouyinVideoCache", "DouyinFeed", "DouyinAPI"],
             swiftSettings: swiftSettings
         ),
-        .executableTarget(name: "douyinkit", dependencies: ["DouyinKit"], swiftSettings: swiftSettings),
+        .executableTarget(name: "douyinkit", dependencies: ["DouyinKit", "DouyinTestSupport"], swiftSettings: swiftSettings),
         // CWebP directly: the WebP baseline is libwebp's own WebPAnimDecoder; DouyinTestSupport
         // for the loopback nginx the video benchmark downloads from.
         .executableTarget(name: "douyinkit-bench", dependencies: ["DouyinKit", "CWebP", "DouyinSupport", "DouyinTestSupport"], swiftSettings: swiftSettings),
@@ -89,6 +91,11 @@ let package = Package(
         .testTarget(
             name: "DouyinFeedTests",
             dependencies: ["DouyinFeed", "DouyinTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "DouyinAPITests",
+            dependencies: ["DouyinAPI", "DouyinModels", "DouyinTestSupport"],
             swiftSettings: swiftSettings
         ),
         // Runs the built `douyinkit` binary; depending on it makes SwiftPM build it first.

@@ -17,6 +17,12 @@ want "pkg-config --exists libwebpdemux" libwebp-dev webp
 if [ "${1:-}" = "test" ]; then
     want "command -v nginx || test -x /usr/sbin/nginx" nginx nginx
     want "command -v img2webp && command -v webpmux && command -v cwebp" webp webp
+    # The local API backend's WebSocket push: Debian's package (seen by /usr/bin/python3), or pip on macOS.
+    if [ "$(uname -s)" = "Darwin" ]; then
+        python3 -c "import websockets" >/dev/null 2>&1 || pip3 install websockets
+    else
+        want "/usr/bin/python3 -c 'import websockets'" python3-websockets python3-websockets
+    fi
 fi
 
 [ -z "$missing_debian" ] && exit 0

@@ -4,3 +4,4 @@
 @_exported import DouyinWebP
 @_exported import DouyinVideoCache
 @_exported import DouyinFeed
+@_exported import DouyinAPI

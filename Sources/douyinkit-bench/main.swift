@@ -7,6 +7,7 @@ let suites: [String: () async throws -> Void] = [
     "models": ModelsBenchmark.run,
     "webp": WebPBenchmark.run,
     "video": VideoBenchmark.run,
+    "api": APIBenchmark.run,
 ]
 let requested = CommandLine.arguments.dropFirst()
 for name in requested.isEmpty ? suites.keys.sorted() : Array(requested) {

@@ -11,6 +11,7 @@ enum Demo {
         try await showVideo(fixtures)
         try await FeedDemo.run(fixtures)
         try showGifts(fixtures)
+        try await showAPI(fixtures)
     }
 
     /// Decodes every cover through the decode queues at once, as a profile grid would: per

@@ -11,6 +11,7 @@ let verbs: [String: ([String]) async throws -> Void] = [
     "webp-frames": WebPFramesCommand.run,
     "video": VideoCommand.run,
     "feed": FeedCommand.run,
+    "api": APICommand.run,
 ]
 
 guard let verb = arguments.first, let command = verbs[verb] else {
@@ -23,6 +24,7 @@ guard let verb = arguments.first, let command = verbs[verb] else {
       video get <url> --range <first>-<last> --dir <dir> [--out <file>]
       feed preload <feed.json> --index I --dir <dir> [--ahead N] [--behind M] [--bytes B]
       gift-sim <script> [--tracks N] [--combo-window MS] [--max-combo N]
+      api <endpoint> [name=value ...] --base <url> [--pages N] [--fallback <dir>] [--file <path>]
     """).exit()
 }
 do {

@@ -1,0 +1,44 @@
+import Foundation
+
+extension APIClient {
+    /// How an ``APIClient`` behaves; every field has a default, so `Configuration()` is the
+    /// client the demo app had plus retries, a timeout and no fallback.
+    public struct Configuration: Sendable {
+        /// How long one attempt may wait for the server before it counts as a timeout
+        /// (`URLError.timedOut`); 15 s by default. Applies to each attempt, not to all retries together.
+        public var timeout: Duration = .seconds(15)
+        /// When a failed GET is tried again.
+        public var retry = RetryPolicy()
+        /// Bundled answers for a GET the network cannot give; `nil` (the default) means none.
+        public var fallback: FallbackStore?
+        /// The most pages ``APIClient/pages(_:from:limit:)`` fetches when no limit is given; 50 by default.
+        public var pageLimit: Int = 50
+        /// Extra headers sent with every request (none by default).
+        public var headers: [String: String] = [:]
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// When a failed GET is tried again. POST and DELETE are never retried: the server may have
+    /// acted on them before the failure.
+    ///
+    /// A GET is retried after a connection error or timeout, or an HTTP 429, 502, 503 or 504.
+    /// The wait before retry *n* (from 0) is drawn uniformly from 0 up to
+    /// `min(maximumDelay, baseDelay × 2ⁿ)` ("full jitter", so clients that failed together do
+    /// not come back together), unless the answer had a `Retry-After`: then exactly that long.
+    public struct RetryPolicy: Sendable, Hashable {
+        /// Retries after the first attempt; 2 by default (3 attempts in all); 0 turns retrying off.
+        public var maximumRetries: Int = 2
+        /// The ceiling of the first backoff; 500 ms by default. Doubles each retry.
+        public var baseDelay: Duration = .milliseconds(500)
+        /// The most a backoff ceiling grows to; 8 s by default.
+        public var maximumDelay: Duration = .seconds(8)
+        /// The longest `Retry-After` honoured; 30 s by default. A server asking for longer is
+        /// not retried at all (the failure is reported at once).
+        public var maximumRetryAfter: Duration = .seconds(30)
+
+        /// The defaults.
+        public init() {}
+    }
+}

@@ -1,0 +1,252 @@
+import DouyinModels
+import DouyinSupport
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A typed client of the demo backend's REST API (DESIGN.md's endpoint table), async/await over
+/// URLSession.
+///
+/// ```swift
+/// let client = APIClient(baseURL: URL(string: "http://127.0.0.1:8080/douyin/")!)
+/// let user = try await client.send(.user(uid: "97795069001")).value
+/// for try await page in client.pages(.awemePost(uid: user.uid)) { show(page.items) }
+/// ```
+///
+/// Every call checks the answer (HTTP 2xx, a JSON body, the envelope's `code` 0) and throws an
+/// ``APIError`` naming the endpoint otherwise; a cancelled task throws `CancellationError`.
+/// GETs are retried by ``Configuration/retry`` and, when a ``FallbackStore`` is configured,
+/// answered from it when the network fails (``APIResult/source`` says so).
+///
+/// Safe to use from any task; one client keeps one URLSession, torn down when it is released.
+public final class APIClient: Sendable {
+    /// The API's base, such as `http://HOST:PORT/douyin/`; endpoint paths are appended to it.
+    public let baseURL: URL
+    /// How it behaves.
+    public let configuration: Configuration
+    private let clock: any Clock<Duration>
+    private let random: @Sendable () -> Double
+    private let session: URLSession
+    private let state = LockedBox(State())
+
+    private struct State {
+        var statistics = Statistics()
+        var visitors: [String: Task<Visitor, any Error>] = [:]
+    }
+
+    /// A client of the API at `baseURL`; retry waits use `clock` (the continuous clock unless a
+    /// test gives its own).
+    public convenience init(baseURL: URL, configuration: Configuration = Configuration(), clock: any Clock<Duration> = ContinuousClock()) {
+        self.init(baseURL: baseURL, configuration: configuration, clock: clock, random: { Double.random(in: 0..<1) })
+    }
+
+    /// A client whose backoff jitter comes from `random` (uniform in [0, 1)), for tests.
+    package init(baseURL: URL, configuration: Configuration, clock: any Clock<Duration>, random: @escaping @Sendable () -> Double) {
+        self.baseURL = baseURL
+        self.configuration = configuration
+        self.clock = clock
+        self.random = random
+        let sessionConfiguration = URLSessionConfiguration.ephemeral
+        let seconds = Self.seconds(configuration.timeout)
+        sessionConfiguration.timeoutIntervalForRequest = seconds
+        sessionConfiguration.httpAdditionalHeaders = configuration.headers
+        session = URLSessions.make(configuration: sessionConfiguration)
+    }
+
+    deinit {
+        URLSessions.tearDown(session)
+    }
+
+    /// Counters since the client was made.
+    public struct Statistics: Sendable, Hashable {
+        /// Attempts sent over the network, retries included.
+        public var attempts = 0
+        /// Retries among them.
+        public var retries = 0
+        /// Calls answered from the fallback store.
+        public var fallbackAnswers = 0
+        /// Calls that threw (cancellations included).
+        public var failures = 0
+    }
+
+    /// A snapshot of the counters.
+    public var statistics: Statistics { state.withLock { $0.statistics } }
+
+    /// Sends `request` and returns its decoded `data` with where it came from.
+    ///
+    /// - Throws: ``APIError`` when the call fails and no fallback answers; `CancellationError`
+    ///   when the task is cancelled (the request is cancelled with it, and no retry starts after).
+    public func send<Response>(_ request: APIRequest<Response>) async throws -> APIResult<Response> {
+        do {
+            return try await perform(request)
+        } catch {
+            state.withLock { $0.statistics.failures += 1 }
+            throw error
+        }
+    }
+
+    /// Sends `request` and returns just its decoded `data` (network or fallback).
+    public func value<Response>(_ request: APIRequest<Response>) async throws -> Response {
+        try await send(request).value
+    }
+
+    private func perform<Response>(_ request: APIRequest<Response>) async throws -> APIResult<Response> {
+        let urlRequest = try RequestEncoding.urlRequest(for: request, baseURL: baseURL, timeout: configuration.timeout, boundary: "douyinkit-\(UUID().uuidString)")
+        var attempt = 0
+        while true {
+            try Task.checkCancellation()
+            state.withLock {
+                $0.statistics.attempts += 1
+                if attempt > 0 { $0.statistics.retries += 1 }
+            }
+            let failure: APIError
+            let retryFailure: RetryDecision.Failure
+            do {
+                let (data, response) = try await load(urlRequest)
+                do {
+                    return try Self.validate(request, data: data, response: response, attempts: attempt + 1)
+                } catch {
+                    failure = error
+                    if case .http(_, let status, _) = error {
+                        retryFailure = .status(status, retryAfter: response.value(forHTTPHeaderField: "Retry-After"))
+                    } else {
+                        retryFailure = .other
+                    }
+                }
+            } catch let error as URLError {
+                // A cancelled task shows up as URLError.cancelled; report it as the cancellation it is.
+                if Task.isCancelled || error.code == .cancelled { throw CancellationError() }
+                failure = .transport(endpoint: request.endpoint, error: error)
+                retryFailure = .transport(error.code)
+            }
+            let decision = RetryDecision.decide(policy: configuration.retry, method: request.endpoint.method, attempt: attempt,
+                                                failure: retryFailure, random: random(), now: Date())
+            switch decision {
+            case .retry(let delay):
+                // Sleeping on the caller's task: cancelling it ends the wait with CancellationError.
+                try await clock.sleep(for: delay)
+                attempt += 1
+            case .fail:
+                if let fallback = configuration.fallback, FallbackStore.covers(failure),
+                   let answer = fallback.answer(request, attempts: attempt + 1, reason: failure) {
+                    state.withLock { $0.statistics.fallbackAnswers += 1 }
+                    return answer
+                }
+                throw failure
+            }
+        }
+    }
+
+    /// Checks status, body and envelope, and decodes `data`.
+    static func validate<Response>(_ request: APIRequest<Response>, data: Data, response: HTTPURLResponse, attempts: Int) throws(APIError) -> APIResult<Response> {
+        let endpoint = request.endpoint
+        guard (200..<300).contains(response.statusCode) else {
+            throw .http(endpoint: endpoint, status: response.statusCode, bodyExcerpt: APIError.excerpt(data))
+        }
+        let contentType = response.value(forHTTPHeaderField: "Content-Type")
+        if let contentType, contentType.lowercased().hasPrefix("text/html") {
+            throw .notJSON(endpoint: endpoint, contentType: contentType, bodyExcerpt: APIError.excerpt(data))
+        }
+        let envelope: Envelope<Response>
+        do {
+            envelope = try JSONDecoder().decode(Envelope<Response>.self, from: data)
+        } catch let error as DecodingError {
+            // A failure the server reported wins over a payload of the wrong shape.
+            if let status = try? JSONDecoder().decode(EnvelopeStatus.self, from: data), status.code != 0 {
+                throw .server(endpoint: endpoint, code: status.code, message: status.message ?? "")
+            }
+            if case .dataCorrupted(let context) = error, context.codingPath.isEmpty {
+                throw .notJSON(endpoint: endpoint, contentType: contentType, bodyExcerpt: APIError.excerpt(data))
+            }
+            throw .decoding(endpoint: endpoint, path: error.jsonPath, reason: Self.reason(error))
+        } catch {
+            throw .decoding(endpoint: endpoint, path: "", reason: "\(error)")
+        }
+        guard envelope.code == 0 else {
+            throw .server(endpoint: endpoint, code: envelope.code, message: envelope.message)
+        }
+        guard let value = envelope.data ?? request.valueForNull?() else { throw .missingData(endpoint: endpoint) }
+        return APIResult(value: value, source: .network, hasMore: envelope.hasMore, reportedTotalCount: envelope.totalCount, attempts: attempts, fallbackReason: nil)
+    }
+
+    private static func reason(_ error: DecodingError) -> String {
+        switch error {
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            context.debugDescription
+        case .keyNotFound(let key, _):
+            "required key \"\(key.stringValue)\" is missing"
+        @unknown default:
+            "\(error)"
+        }
+    }
+
+    /// One HTTP exchange; cancelling the calling task cancels the URLSession task.
+    private func load(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        let box = LockedBox(LoadState())
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Data, HTTPURLResponse), any Error>) in
+                let task = session.dataTask(with: request) { data, response, error in
+                    if let error {
+                        continuation.resume(throwing: (error as? URLError) ?? URLError(.unknown))
+                    } else if let response = response as? HTTPURLResponse {
+                        continuation.resume(returning: (data ?? Data(), response))
+                    } else {
+                        continuation.resume(throwing: URLError(.badServerResponse))
+                    }
+                }
+                let cancelled = box.withLock { state -> Bool in
+                    state.task = task
+                    return state.cancelled
+                }
+                if cancelled { task.cancel() }
+                task.resume()
+            }
+        } onCancel: {
+            let task = box.withLock { state -> URLSessionDataTask? in
+                state.cancelled = true
+                return state.task
+            }
+            task?.cancel()
+        }
+    }
+
+    private struct LoadState: @unchecked Sendable {
+        // @unchecked: URLSessionDataTask is thread-safe to cancel; it is only stored and read
+        // under the LockedBox's lock.
+        var task: URLSessionDataTask?
+        var cancelled = false
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}
+
+extension APIClient {
+    /// The visitor for `deviceID`: its `udid` is the md5 (lowercase hex) of the device id;
+    /// `visitor/create` is called once per device id and its result kept for the client's life.
+    /// Concurrent callers share one call; a failed call is forgotten so the next caller tries again.
+    public func visitor(deviceID: String) async throws -> Visitor {
+        let udid = Self.udid(deviceID: deviceID)
+        let task = state.withLock { state -> Task<Visitor, any Error> in
+            if let existing = state.visitors[udid] { return existing }
+            let created = Task { try await self.value(.visitorCreate(udid: udid)) }
+            state.visitors[udid] = created
+            return created
+        }
+        do {
+            return try await task.value
+        } catch {
+            state.withLock { state in
+                if state.visitors[udid] == task { state.visitors[udid] = nil }
+            }
+            throw error
+        }
+    }
+
+    /// The `udid` of a device: the lowercase hex md5 of its id.
+    public static func udid(deviceID: String) -> String {
+        MD5Digest.hex(deviceID)
+    }
+}

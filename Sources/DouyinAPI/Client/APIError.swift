@@ -1,0 +1,75 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Why a call to the API failed: each case names the endpoint and keeps what the server or
+/// the network said.
+public enum APIError: Error, Sendable, CustomStringConvertible {
+    /// The server answered with the envelope's `code` ≠ 0 (HTTP 2xx); `message` as sent ("" when absent).
+    case server(endpoint: Endpoint, code: Int, message: String)
+    /// The server answered with an HTTP status outside 2xx; `bodyExcerpt` is the start of the
+    /// body (at most 200 characters, lines joined) so a person can see what came back.
+    case http(endpoint: Endpoint, status: Int, bodyExcerpt: String)
+    /// The request never got an answer: refused, timed out, connection lost… The `URLError`
+    /// is kept as URLSession reported it.
+    case transport(endpoint: Endpoint, error: URLError)
+    /// A 2xx answer whose body is not JSON (an HTML maintenance page, an empty body);
+    /// `contentType` as sent (`nil` when absent).
+    case notJSON(endpoint: Endpoint, contentType: String?, bodyExcerpt: String)
+    /// A JSON body that does not have the expected shape; `path` is where, such as
+    /// `data[3].aweme_id`, and `reason` what was wrong there.
+    case decoding(endpoint: Endpoint, path: String, reason: String)
+    /// `code` 0 but no `data` where the endpoint promises some.
+    case missingData(endpoint: Endpoint)
+    /// The request could not be built (a base URL and path that make no URL).
+    case invalidRequest(endpoint: Endpoint, reason: String)
+
+    /// The endpoint the failed call went to.
+    public var endpoint: Endpoint {
+        switch self {
+        case .server(let endpoint, _, _), .http(let endpoint, _, _), .transport(let endpoint, _),
+             .notJSON(let endpoint, _, _), .decoding(let endpoint, _, _), .missingData(let endpoint),
+             .invalidRequest(let endpoint, _):
+            endpoint
+        }
+    }
+
+    /// One line a person can act on.
+    public var description: String {
+        switch self {
+        case .server(let endpoint, let code, let message):
+            "\(endpoint): the server answered code \(code): \(message.isEmpty ? "(no message)" : message)"
+        case .http(let endpoint, let status, let excerpt):
+            "\(endpoint): HTTP \(status)\(excerpt.isEmpty ? "" : ": \(excerpt)")"
+        case .transport(let endpoint, let error):
+            "\(endpoint): no answer (\(Self.describe(error)))"
+        case .notJSON(let endpoint, let contentType, let excerpt):
+            "\(endpoint): the answer is not JSON (Content-Type \(contentType ?? "absent"))\(excerpt.isEmpty ? ", empty body" : ": \(excerpt)")"
+        case .decoding(let endpoint, let path, let reason):
+            "\(endpoint): unexpected JSON at \(path.isEmpty ? "the top level" : path): \(reason)"
+        case .missingData(let endpoint):
+            "\(endpoint): code 0 but no data"
+        case .invalidRequest(let endpoint, let reason):
+            "\(endpoint): cannot build the request: \(reason)"
+        }
+    }
+
+    private static func describe(_ error: URLError) -> String {
+        switch error.code {
+        case .timedOut: "timed out"
+        case .cannotConnectToHost: "connection refused"
+        case .networkConnectionLost: "connection lost"
+        case .notConnectedToInternet: "offline"
+        case .cannotFindHost, .dnsLookupFailed: "host not found"
+        default: "URLError \(error.code.rawValue): \(error.localizedDescription)"
+        }
+    }
+
+    /// The first 200 characters of a body, lines joined, for error messages.
+    static func excerpt(_ data: Data) -> String {
+        let text = String(decoding: data.prefix(600), as: UTF8.self)
+        let joined = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        return joined.count > 200 ? String(joined.prefix(200)) + "…" : joined
+    }
+}

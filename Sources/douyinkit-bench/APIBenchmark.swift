@@ -1,0 +1,81 @@
+import DouyinKit
+import DouyinTestSupport
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `douyinkit-bench api`: 100 pages of 21 awemes from the local backend through `APIClient`
+/// (encoding, validation, envelope, retries armed) against plain URLSession + JSONDecoder of
+/// `APIResponse<[Aweme]>` on the same URLs. Runs alternate A B A B… so both see the same
+/// machine; the figure is the median of the pairwise ratios, with their min–max. Target ≤ 1.15×.
+enum APIBenchmark {
+    static let pagesPerRun = 100
+    static let pairs = 9
+    static let warmUpPairs = 2
+
+    static func run() async throws {
+        print("api: \(pagesPerRun) pages of 21 awemes from the local backend, APIClient vs URLSession + JSONDecoder")
+        let backend = try LocalBackend()
+        defer { backend.stop() }
+        let client = APIClient(baseURL: backend.baseURL)
+        let session = URLSession(configuration: {
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.urlCache = nil
+            return configuration
+        }())
+        defer { session.finishTasksAndInvalidate() }
+        // feed-large.json holds 150 awemes: pages 0…6 are full pages of 21; cycle through them.
+        let urls = (0..<pagesPerRun).compactMap { index in
+            URL(string: "aweme/post?uid=97795069001&page=\(index % 7)&size=21", relativeTo: backend.baseURL)?.absoluteURL
+        }
+
+        func viaClient() async throws -> Double {
+            let start = ContinuousClock.now
+            for index in 0..<pagesPerRun {
+                let page = try await client.value(.awemePost(uid: "97795069001", page: index % 7))
+                precondition(page.count == 21, "page \(index % 7) had \(page.count) items")
+            }
+            return seconds(ContinuousClock.now - start)
+        }
+        func viaURLSession() async throws -> Double {
+            let start = ContinuousClock.now
+            for url in urls {
+                let (data, _) = try await fetch(session, url)
+                let page = try JSONDecoder().decode(APIResponse<[Aweme]>.self, from: data)
+                precondition(page.data?.count == 21)
+            }
+            return seconds(ContinuousClock.now - start)
+        }
+
+        var ratios: [Double] = []
+        var clientTimes: [Double] = []
+        var plainTimes: [Double] = []
+        for pair in 0..<(warmUpPairs + pairs) {
+            let a = try await viaClient()
+            let b = try await viaURLSession()
+            guard pair >= warmUpPairs else { continue }
+            clientTimes.append(a)
+            plainTimes.append(b)
+            ratios.append(a / b)
+        }
+        ratios.sort()
+        let median = ratios[ratios.count / 2]
+        let goal = median <= 1.15 ? " (target ≤ 1.15×: met)" : " (target ≤ 1.15×: MISSED)"
+        print("  APIClient \(fixed(clientTimes.sorted()[pairs / 2] * 1000, 1)) ms vs URLSession+JSONDecoder \(fixed(plainTimes.sorted()[pairs / 2] * 1000, 1)) ms per \(pagesPerRun) pages (medians)")
+        print("  ratio median \(fixed(median))× (min \(fixed(ratios.first ?? 0)), max \(fixed(ratios.last ?? 0)), \(pairs) pairs after \(warmUpPairs) warm-up)\(goal)")
+    }
+
+    /// One GET with the completion-handler API, which FoundationNetworking has everywhere.
+    static func fetch(_ session: URLSession, _ url: URL) async throws -> (Data, URLResponse) {
+        try await withCheckedThrowingContinuation { continuation in
+            session.dataTask(with: url) { data, response, error in
+                if let error { continuation.resume(throwing: error) } else if let data, let response {
+                    continuation.resume(returning: (data, response))
+                } else {
+                    continuation.resume(throwing: URLError(.badServerResponse))
+                }
+            }.resume()
+        }
+    }
+}

@@ -1,0 +1,33 @@
+import DouyinAPI
+import DouyinTestSupport
+import Foundation
+
+/// The owner of Fixtures/api/user.json and the first aweme of feed.json, as the fixtures hold them.
+enum Known {
+    static let uid = "97795069001"
+    static let awemeID = "6600000000000000001"
+    /// The visitor udid of the fixtures' comments and chat messages.
+    static let fixtureUDID = "9f78a27d53d3ddf798a77d331c450001"
+}
+
+/// A client of `backend` with short waits so failures show quickly; retries on `clock`.
+func makeClient(_ backend: LocalBackend, clock: TestClock = TestClock(), configure: (inout APIClient.Configuration) -> Void = { _ in }) -> APIClient {
+    var configuration = APIClient.Configuration()
+    configure(&configuration)
+    return APIClient(baseURL: backend.baseURL, configuration: configuration, clock: clock, random: { 0.999 })
+}
+
+/// The APIError a call threw, or `nil` when it threw something else or nothing.
+func apiError<T>(_ body: () async throws -> T) async -> APIError? {
+    do {
+        _ = try await body()
+        return nil
+    } catch let error as APIError {
+        return error
+    } catch {
+        return nil
+    }
+}
+
+/// A PNG of 5×7 pixels' header: enough for the backend to read its size.
+let tinyPNG = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13]) + Data("IHDR".utf8) + Data([0, 0, 0, 5, 0, 0, 0, 7, 8, 6, 0, 0, 0])

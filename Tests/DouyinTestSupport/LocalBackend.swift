@@ -1,0 +1,269 @@
+import DouyinSupport
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The local demo backend (`scripts/backend/backend.py`) on a free loopback port, for tests,
+/// the demo and the benchmark: every endpoint of DESIGN.md's table over Fixtures/api, with state,
+/// the WebSocket push at `ws://127.0.0.1:PORT/douyin/groupchat`, and switches under `/_debug/`.
+///
+/// Needs a Python 3 that can `import websockets`: `$DOUYIN_PYTHON`, else `/usr/bin/python3`,
+/// else `python3` on PATH (a pyenv `python3` does not see Debian's `python3-websockets`).
+public final class LocalBackend: Sendable {
+    /// The port it listens on (HTTP and WebSocket share it).
+    public let port: Int
+    /// `http://127.0.0.1:PORT/douyin/`, the API's base URL.
+    public let baseURL: URL
+    private let process: LockedBox<Process?>
+
+    /// Why the backend could not be started.
+    public struct StartError: Error, CustomStringConvertible {
+        /// What went wrong and how to fix it.
+        public let description: String
+    }
+
+    /// One request the backend received.
+    public struct Request: Sendable, Hashable, Decodable {
+        /// `GET`, `POST`, `DELETE`…
+        public let method: String
+        /// The path, such as `/douyin/user`.
+        public let path: String
+        /// The raw query string, still percent-encoded ("" when none).
+        public let query: String
+        /// Header name/value pairs in the order sent.
+        public let headers: [[String]]
+        /// The body, base64 as recorded.
+        let body: String
+
+        /// The body's bytes.
+        public var bodyData: Data { Data(base64Encoded: body) ?? Data() }
+
+        /// The first value of a header, by case-insensitive name.
+        public func header(_ name: String) -> String? {
+            headers.first { $0.first?.lowercased() == name.lowercased() }.flatMap { $0.count > 1 ? $0[1] : nil }
+        }
+
+        /// The query's fields, decoded as a form (`+` is a space).
+        public var queryFields: [String: String] { Self.formFields(query) }
+
+        /// The body's fields, decoded as `application/x-www-form-urlencoded`.
+        public var formFields: [String: String] { Self.formFields(String(decoding: bodyData, as: UTF8.self)) }
+
+        static func formFields(_ text: String) -> [String: String] {
+            var fields: [String: String] = [:]
+            for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
+                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                let decode = { (raw: Substring) in String(raw).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(raw) }
+                fields[decode(parts[0])] = parts.count > 1 ? decode(parts[1]) : ""
+            }
+            return fields
+        }
+    }
+
+    /// A Python that can import `websockets`, or `nil` with nothing found.
+    public static let python: String? = {
+        var candidates: [String] = []
+        if let custom = ProcessInfo.processInfo.environment["DOUYIN_PYTHON"] { candidates.append(custom) }
+        candidates += ["/usr/bin/python3", "/opt/homebrew/bin/python3", "/usr/local/bin/python3"]
+        if let path = ProcessInfo.processInfo.environment["PATH"] {
+            candidates += path.split(separator: ":").map { "\($0)/python3" }
+        }
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) && canImportWebsockets($0) }
+    }()
+
+    private static func canImportWebsockets(_ python: String) -> Bool {
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: python)
+        probe.arguments = ["-c", "import websockets"]
+        probe.standardOutput = FileHandle.nullDevice
+        probe.standardError = FileHandle.nullDevice
+        guard (try? probe.run()) != nil else { return false }
+        probe.waitUntilExit()
+        return probe.terminationStatus == 0
+    }
+
+    /// The backend script in the source tree.
+    public static let script = Fixtures.packageRoot.appendingPathComponent("scripts/backend/backend.py")
+
+    /// Starts the backend on a free loopback port over `fixtures` (Fixtures/api by default) and
+    /// returns once it accepts connections.
+    public init(fixtures: URL = Fixtures.url("api")) throws {
+        guard let python = Self.python else {
+            throw StartError(description: "no Python 3 with the websockets package: on Debian `apt-get install python3-websockets` (then /usr/bin/python3 has it), on macOS `pip3 install websockets`; or set DOUYIN_PYTHON")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [Self.script.path, "--port", "0", "--fixtures", fixtures.path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.standardError
+        try process.run()
+        // The script prints `listening on HOST:PORT` once bound; reading blocks until then.
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line += chunk
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard text.hasPrefix("listening on "), let port = text.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }),
+              let baseURL = URL(string: "http://127.0.0.1:\(port)/douyin/") else {
+            process.terminate()
+            process.waitUntilExit()
+            throw StartError(description: "the backend did not start (it printed \(text.debugDescription))")
+        }
+        self.port = port
+        self.baseURL = baseURL
+        self.process = LockedBox(process)
+        guard Self.accepts(port: port) else {
+            stop()
+            throw StartError(description: "the backend printed port \(port) but does not accept connections there")
+        }
+    }
+
+    deinit { stop() }
+
+    /// Ends the backend process and waits for it; idempotent.
+    public func stop() {
+        guard let running = process.withLock({ process -> Process? in
+            defer { process = nil }
+            return process
+        }) else { return }
+        if running.isRunning {
+            kill(running.processIdentifier, SIGKILL)
+        }
+        running.waitUntilExit()
+    }
+
+    /// `ws://127.0.0.1:PORT/douyin/groupchat`.
+    public var groupChatURL: URL {
+        URL(string: "ws://127.0.0.1:\(port)/douyin/groupchat") ?? baseURL
+    }
+
+    /// The requests received so far (the `/_debug/` ones left out), oldest first.
+    public func requests() throws -> [Request] {
+        try JSONDecoder().decode([Request].self, from: debug("GET", "requests"))
+    }
+
+    /// The requests to one API path such as `user` or `comment/post`.
+    public func requests(to endpoint: String) throws -> [Request] {
+        try requests().filter { $0.path == "/douyin/\(endpoint)" }
+    }
+
+    /// Forgets the recorded requests.
+    public func clearRequests() throws {
+        _ = try debug("DELETE", "requests")
+    }
+
+    /// Returns once at least `count` requests have been recorded (the backend gives up after 30 s).
+    public func waitForRequests(_ count: Int) throws {
+        _ = try debug("GET", "wait?count=\(count)")
+    }
+
+    /// The next `count` requests (to paths starting with `path`, when given) get `status` with
+    /// `body`, `contentType` and `headers` instead of their normal answer.
+    public func respond(next count: Int = 1, status: Int, body: String = "", contentType: String = "application/json", headers: [String: String] = [:], path: String? = nil) throws {
+        var entry: [String: Any] = ["count": count, "status": status, "body": body, "content_type": contentType, "headers": headers]
+        if let path { entry["path"] = path }
+        _ = try debug("POST", "enqueue", json: entry)
+    }
+
+    /// The next `count` requests fail with `status`, with a `Retry-After` header when given.
+    public func fail(next count: Int = 1, status: Int, retryAfter: String? = nil) throws {
+        try respond(next: count, status: status, body: "<html><body>\(status)</body></html>", contentType: "text/html", headers: retryAfter.map { ["Retry-After": $0] } ?? [:])
+    }
+
+    /// The next `count` requests get an HTML page with status 200.
+    public func answerHTML(next count: Int = 1) throws {
+        try respond(next: count, status: 200, body: "<html><body>maintenance</body></html>", contentType: "text/html")
+    }
+
+    /// The next `count` requests wait `seconds` (or until ``reset()``) before their normal answer.
+    public func stall(next count: Int = 1, seconds: Double) throws {
+        _ = try debug("POST", "enqueue", json: ["count": count, "stall": seconds])
+    }
+
+    /// Every page says `has_more` 1, even past the end (the lying server).
+    public func lieAboutHasMore(_ lie: Bool = true) throws {
+        _ = try debug("POST", "config", json: ["lie_has_more": lie])
+    }
+
+    /// Drops queued answers and config and releases every stalled request.
+    public func reset() throws {
+        _ = try debug("POST", "reset")
+    }
+
+    /// Sends `text` as a text frame to every WebSocket client; returns how many there were.
+    @discardableResult
+    public func push(_ text: String) throws -> Int {
+        let answer = try debug("POST", "push", body: Data(text.utf8))
+        return ((try? JSONSerialization.jsonObject(with: answer)) as? [String: Any])?["clients"] as? Int ?? 0
+    }
+
+    /// Closes every WebSocket connection from the server side.
+    public func disconnectWebSockets() throws {
+        _ = try debug("POST", "disconnect")
+    }
+
+    private func debug(_ method: String, _ path: String, json: [String: Any]) throws -> Data {
+        try debug(method, path, body: try JSONSerialization.data(withJSONObject: json))
+    }
+
+    /// One blocking HTTP/1.0 exchange over a plain socket: the harness must not share (or need)
+    /// a URLSession with the code under test.
+    private func debug(_ method: String, _ path: String, body: Data = Data()) throws -> Data {
+        guard let socketFD = Self.connectLoopback(port: port) else { throw StartError(description: "the backend on port \(port) is not running") }
+        defer { close(socketFD) }
+        var request = Data("\(method) /_debug/\(path) HTTP/1.0\r\nHost: 127.0.0.1\r\nContent-Length: \(body.count)\r\n\r\n".utf8)
+        request += body
+        let sent = request.withUnsafeBytes { send(socketFD, $0.baseAddress, $0.count, 0) }
+        guard sent == request.count else { throw StartError(description: "could not send to the backend") }
+        var response = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = recv(socketFD, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            response.append(contentsOf: buffer[0..<count])
+        }
+        guard let split = response.range(of: Data("\r\n\r\n".utf8)) else { throw StartError(description: "the backend sent no HTTP answer") }
+        let head = String(decoding: response[..<split.lowerBound], as: UTF8.self)
+        guard head.hasPrefix("HTTP/1.1 200") || head.hasPrefix("HTTP/1.0 200") else {
+            throw StartError(description: "backend /_debug/\(path): \(head.split(separator: "\r\n").first ?? "")")
+        }
+        return Data(response[split.upperBound...])
+    }
+
+    /// Whether something accepts on `127.0.0.1:port` now.
+    private static func accepts(port: Int) -> Bool {
+        guard let socketFD = connectLoopback(port: port) else { return false }
+        close(socketFD)
+        return true
+    }
+
+    private static func connectLoopback(port: Int) -> Int32? {
+        #if canImport(Glibc)
+        let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let socketFD = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard socketFD >= 0 else { return nil }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+        guard connected else {
+            close(socketFD)
+            return nil
+        }
+        return socketFD
+    }
+}
