@@ -212,7 +212,7 @@ import Testing
         try backend.stall(seconds: 30)
         defer { try? backend.reset() }
         let call = Task { try await client.send(.user(uid: Known.uid)) }
-        try backend.waitForRequests(1)
+        try await backend.waitForRequests(1)
         call.cancel()
         await #expect(throws: CancellationError.self) { try await call.value }
     }
