@@ -3,6 +3,7 @@ import Foundation
 /// `douyinkit-bench [suite ...]`: runs the named suites (all when none is named).
 let suites: [String: () async throws -> Void] = [
     "cache": CacheBenchmark.run,
+    "feed": FeedBenchmark.run,
     "gift": GiftBenchmark.run,
     "models": ModelsBenchmark.run,
     "webp": WebPBenchmark.run,
