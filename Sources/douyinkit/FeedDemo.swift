@@ -47,5 +47,58 @@ enum FeedDemo {
             print("  \(preloading ? "with the preloader:   " : "without a preloader:  ")" + starts.joined(separator: ", ")
                 + (stats.map { "  (preloaded \($0.preloadedBytes) bytes, played \($0.playedBytes), wasted \($0.wastedBytes))" } ?? ""))
         }
+        try await profileGrid(fixtures, scratch: scratch)
+    }
+
+    /// A profile grid of 24 animated covers over a 2 Mbit/s-per-download origin, 4 downloads
+    /// at once: when each cell shows its first frame through CoverPipeline (progressive, from
+    /// the bytes so far) against downloading each whole file and then decoding it.
+    static func profileGrid(_ fixtures: URL, scratch: URL) async throws {
+        let names = ["bench/cover-lossy-0", "bench/cover-lossy-1", "bench/cover-lossy-2", "bench/cover-lossy-3",
+                     "bench/cover-lossless", "covers/cover-0", "covers/cover-1", "covers/cover-2"]
+        let folder = scratch.appendingPathComponent("grid")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let cells = try (0..<24).map { cell in
+            let url = folder.appendingPathComponent("cell-\(cell).webp")
+            try FileManager.default.copyItem(at: fixtures.appendingPathComponent("webp/\(names[cell % names.count]).webp"), to: url)
+            return url
+        }
+        let origin = FileOrigin(bytesPerSecond: 256_000, chunkSize: 8 * 1024)
+        let slots = CoverPipeline.Configuration().maxConcurrentDownloads
+        print("\n== Profile grid: 24 animated covers over a simulated 2 Mbit/s link per download, \(slots) at once; "
+            + "when the cells show their first frames")
+        let clock = ContinuousClock()
+        // Progressive: CoverPipeline shows a frame as soon as its bytes are in.
+        let pipeline = CoverPipeline(imageCache: try TwoTierCache(directory: scratch.appendingPathComponent("grid-cache")), origin: origin)
+        let progressiveStart = clock.now
+        let progressive = try await withThrowingTaskGroup(of: Duration.self) { group in
+            for url in cells { group.addTask { _ = try await pipeline.firstFrame(for: url); return clock.now - progressiveStart } }
+            return try await group.reduce(into: []) { $0.append($1) }.sorted()
+        }
+        // Whole file: the same downloads, each decoded once it is complete.
+        let wholeStart = clock.now
+        let whole = try await withThrowingTaskGroup(of: Duration.self) { group in
+            var times: [Duration] = []
+            var pending = cells[...]
+            func next() {
+                guard let url = pending.popFirst() else { return }
+                group.addTask {
+                    var data = Data()
+                    for try await piece in try await origin.fetch(OriginRequest(url: url, range: 0..<Int64.max)).body { data.append(piece) }
+                    _ = try WebPAnimation(data: data).frame(at: 0)
+                    return clock.now - wholeStart
+                }
+            }
+            for _ in 0..<slots { next() }
+            while let time = try await group.next() {
+                times.append(time)
+                next()
+            }
+            return times.sorted()
+        }
+        for (label, times) in [("progressive (CoverPipeline):", progressive), ("whole file, then decode:   ", whole)] {
+            print("  \(label) first cell \(Demo.milliseconds(times[0])) ms, half the grid \(Demo.milliseconds(times[11])) ms, "
+                + "all 24 \(Demo.milliseconds(times[23])) ms")
+        }
     }
 }

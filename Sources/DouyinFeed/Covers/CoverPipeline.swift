@@ -22,8 +22,8 @@ import Foundation
 /// requests before prefetches, each in the order asked.
 ///
 /// The cache's own downloader hands out whole files only, so this pipeline reads the body
-/// itself as it arrives (over DouyinVideoCache's `URLSessionOrigin`) and stores the file in
-/// the cache at the end.
+/// itself as it arrives (over a DouyinVideoCache origin, `URLSessionOrigin` by default) and
+/// stores the file in the cache at the end.
 public final class CoverPipeline: Sendable {
     /// The pipeline's settings.
     public struct Configuration: Sendable {
@@ -100,13 +100,14 @@ public final class CoverPipeline: Sendable {
     public let configuration: Configuration
     private let imageCache: TwoTierCache
     private let decodeQueues: WebPDecodeQueues
-    private let origin: URLSessionOrigin
+    private let origin: any VideoOrigin
     private let state = LockedBox(State())
 
     /// A pipeline over `imageCache`, decoding cached files on `decodeQueues` and downloading
-    /// over `origin` (its own session by default).
+    /// over `origin` (HTTP on its own session by default; a `FileOrigin` serves `file://`
+    /// covers, throttled if asked, as the demo does).
     public init(imageCache: TwoTierCache, decodeQueues: WebPDecodeQueues = WebPDecodeQueues(),
-                origin: URLSessionOrigin = URLSessionOrigin(), configuration: Configuration = Configuration()) {
+                origin: any VideoOrigin = URLSessionOrigin(), configuration: Configuration = Configuration()) {
         self.imageCache = imageCache
         self.decodeQueues = decodeQueues
         self.origin = origin
