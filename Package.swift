@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "DouyinVideoCache", targets: ["DouyinVideoCache"]),
         .library(name: "DouyinFeed", targets: ["DouyinFeed"]),
         .library(name: "DouyinAPI", targets: ["DouyinAPI"]),
+        .library(name: "DouyinChat", targets: ["DouyinChat"]),
         .executable(name: "douyinkit", targets: ["douyinkit"]),
     ],
     targets: [
@@ -46,9 +47,11 @@ let package = Package(
             dependencies: ["DouyinModels", "DouyinCache", "DouyinVideoCache", "DouyinWebP", "DouyinSupport"],
             swiftSettings: swiftSettings
         ),
+        // Group chat: emotion codec, timeline, realtime client with its own RFC 6455 transport.
+        .target(name: "DouyinChat", dependencies: ["DouyinModels", "DouyinSupport"], swiftSettings: swiftSettings),
         .target(
             name: "DouyinKit",
-            dependencies: ["DouyinModels", "DouyinGift", "DouyinCache", "DouyinWebP", "DouyinVideoCache", "DouyinFeed", "DouyinAPI"],
+            dependencies: ["DouyinModels", "DouyinGift", "DouyinCache", "DouyinWebP", "DouyinVideoCache", "DouyinFeed", "DouyinAPI", "DouyinChat"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "douyinkit", dependencies: ["DouyinKit", "DouyinTestSupport"], swiftSettings: swiftSettings),
@@ -96,6 +99,12 @@ let package = Package(
         .testTarget(
             name: "DouyinAPITests",
             dependencies: ["DouyinAPI", "DouyinModels", "DouyinTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "DouyinChatTests",
+            dependencies: ["DouyinChat", "DouyinSupport", "DouyinTestSupport"],
+            exclude: ["Servers"],
             swiftSettings: swiftSettings
         ),
         // Runs the built `douyinkit` binary; depending on it makes SwiftPM build it first.

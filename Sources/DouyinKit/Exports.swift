@@ -5,3 +5,4 @@
 @_exported import DouyinVideoCache
 @_exported import DouyinFeed
 @_exported import DouyinAPI
+@_exported import DouyinChat

@@ -9,6 +9,7 @@ let suites: [String: () async throws -> Void] = [
     "webp": WebPBenchmark.run,
     "video": VideoBenchmark.run,
     "api": APIBenchmark.run,
+    "chat": ChatBenchmark.run,
 ]
 let requested = CommandLine.arguments.dropFirst()
 for name in requested.isEmpty ? suites.keys.sorted() : Array(requested) {

@@ -12,6 +12,8 @@ let verbs: [String: ([String]) async throws -> Void] = [
     "video": VideoCommand.run,
     "feed": FeedCommand.run,
     "api": APICommand.run,
+    "emotions": EmotionsCommand.run,
+    "chat": ChatCommand.run,
 ]
 
 guard let verb = arguments.first, let command = verbs[verb] else {
@@ -25,6 +27,8 @@ guard let verb = arguments.first, let command = verbs[verb] else {
       feed preload <feed.json> --index I --dir <dir> [--ahead N] [--behind M] [--bytes B]
       gift-sim <script> [--tracks N] [--combo-window MS] [--max-combo N]
       api <endpoint> [name=value ...] --base <url> [--pages N] [--fallback <dir>] [--file <path>]
+      emotions parse <text> [--table <emotion.json>]
+      chat listen <ws-url> [--udid U] [--count N] [--timeout S]
     """).exit()
 }
 do {

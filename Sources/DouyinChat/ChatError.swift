@@ -1,0 +1,55 @@
+import Foundation
+
+/// What went wrong in DouyinChat: connecting, the WebSocket protocol, the server's messages.
+public enum ChatError: Error, Sendable, Hashable {
+    /// The URL is not a `ws://` (or, for URLSession, `wss://`) URL with a host.
+    case invalidURL(String)
+    /// The host name did not resolve; `message` is the resolver's.
+    case hostNotFound(host: String, message: String)
+    /// The TCP connection failed; `errno` is the C error code (`ECONNREFUSED` …).
+    case connectFailed(host: String, port: Int, errno: Int32)
+    /// No answer in time; `stage` is `connect`, `handshake`, `read` or `write`.
+    case timedOut(stage: String)
+    /// The server answered the opening handshake with an HTTP status other than 101.
+    case handshakeRejected(status: Int, reason: String)
+    /// The server's 101 answer broke RFC 6455 §4.1 (missing upgrade, wrong `Sec-WebSocket-Accept`…).
+    case handshakeInvalid(String)
+    /// The server broke the protocol; the client closed with `closeCode` (1002, 1007 …).
+    case protocolViolation(String, closeCode: UInt16)
+    /// A message announced `size` bytes, more than `limit`: closed with 1009 before reading it.
+    case messageTooBig(size: UInt64, limit: Int)
+    /// The server closed the connection with this status code (1005 when it sent none).
+    case closed(code: UInt16, reason: String)
+    /// The connection dropped without a closing handshake; `errno` is 0 for a plain EOF.
+    case connectionLost(errno: Int32)
+    /// This transport cannot open WebSockets here (Debian 12's libcurl: error -1002).
+    case unsupported(String)
+    /// A ping got no pong in time: the connection is taken as dead.
+    case pongTimeout
+    /// A pushed message was not a `GroupChat`; `path` says where decoding stopped.
+    case badMessage(path: String)
+    /// The gap fill after a reconnect failed; the text is the API error's.
+    case gapFillFailed(String)
+}
+
+extension ChatError: CustomStringConvertible {
+    /// One line a person can act on.
+    public var description: String {
+        switch self {
+        case .invalidURL(let url): "not a WebSocket URL: \(url) (expected ws://host:port/path)"
+        case .hostNotFound(let host, let message): "cannot resolve \(host): \(message)"
+        case .connectFailed(let host, let port, let code): "cannot connect to \(host):\(port): \(String(cString: strerror(code))) (errno \(code))"
+        case .timedOut(let stage): "timed out during \(stage)"
+        case .handshakeRejected(let status, let reason): "server refused the WebSocket upgrade: HTTP \(status) \(reason)"
+        case .handshakeInvalid(let why): "invalid WebSocket handshake answer: \(why)"
+        case .protocolViolation(let why, let code): "server broke the WebSocket protocol (closed with \(code)): \(why)"
+        case .messageTooBig(let size, let limit): "message of \(size) bytes exceeds the \(limit)-byte limit (closed with 1009)"
+        case .closed(let code, let reason): "server closed the connection with \(code)\(reason.isEmpty ? "" : ": \(reason)")"
+        case .connectionLost(let code): code == 0 ? "connection dropped without a closing handshake" : "connection lost: \(String(cString: strerror(code))) (errno \(code))"
+        case .unsupported(let why): "WebSocket transport unavailable: \(why)"
+        case .pongTimeout: "no pong within the heartbeat timeout: connection dead"
+        case .badMessage(let path): "pushed message is not a GroupChat (at \(path))"
+        case .gapFillFailed(let why): "could not fill the gap after reconnecting: \(why)"
+        }
+    }
+}

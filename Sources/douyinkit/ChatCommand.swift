@@ -1,0 +1,92 @@
+import DouyinKit
+import Foundation
+
+/// `douyinkit chat listen <ws-url> [--udid U] [--count N] [--timeout S]`: prints each pushed
+/// GroupChat once as `<id> <msg_type> <msg_content>`, state changes on stderr as `state=…`;
+/// exits 0 after N distinct messages, 1 when S seconds pass first.
+enum ChatCommand {
+    static let usage = "usage: douyinkit chat listen <ws-url> [--udid U] [--count N] [--timeout S]"
+
+    static func run(_ arguments: [String]) async throws {
+        guard arguments.first == "listen" else { throw ToolError.usage(usage) }
+        var urlText: String?
+        var udid: String?
+        var count: Int?
+        var timeout: Double?
+        var rest = arguments.dropFirst()[...]
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--udid":
+                guard let value = rest.popFirst() else { throw ToolError.usage(usage) }
+                udid = value
+            case "--count":
+                guard let value = rest.popFirst(), let number = Int(value), number > 0 else { throw ToolError.usage("--count takes a whole number above 0\n" + usage) }
+                count = number
+            case "--timeout":
+                guard let value = rest.popFirst(), let seconds = Double(value), seconds > 0, seconds.isFinite else { throw ToolError.usage("--timeout takes seconds above 0\n" + usage) }
+                timeout = seconds
+            default:
+                guard urlText == nil, !argument.hasPrefix("--") else { throw ToolError.usage(usage) }
+                urlText = argument
+            }
+        }
+        guard let urlText, let url = URL(string: urlText), let scheme = url.scheme?.lowercased(), scheme == "ws" || scheme == "wss", url.host != nil else {
+            throw ToolError.usage("expected a ws:// URL\n" + usage)
+        }
+        let connection = ChatConnection(url: url, udid: udid, history: GroupChatListHistory(pushURL: url))
+        let outcome = Outcome()
+        let (wanted, limit) = (count, timeout)
+        let timer = Task {
+            guard let limit else { return }
+            try? await Task.sleep(for: .milliseconds(Int64(limit * 1000)))
+            guard !Task.isCancelled else { return }
+            if await outcome.settle(1) { printError("timed out after \(limit) s") }
+            connection.stop()
+        }
+        await listen(connection, count: wanted, outcome: outcome)
+        timer.cancel()
+        // Ended by itself (gave up): 1 when messages were awaited, else 0.
+        _ = await outcome.settle(wanted == nil ? 0 : 1)
+        exit(await outcome.code ?? 1)
+    }
+
+    /// The exit status, decided once: by the count, the timeout or the connection's end.
+    actor Outcome {
+        var code: Int32?
+        /// Sets the status if none was set; returns whether this call set it.
+        func settle(_ value: Int32) -> Bool {
+            guard code == nil else { return false }
+            code = value
+            return true
+        }
+    }
+
+    /// Prints events until the connection ends: stopped after `count` distinct messages, by the
+    /// timeout, or given up.
+    static func listen(_ connection: ChatConnection, count: Int?, outcome: Outcome) async {
+        connection.start()
+        var printed = 0
+        for await event in connection.events {
+            switch event {
+            case .state(let state):
+                if case .gaveUp(let reason) = state {
+                    printError("error: gave up: \(reason)")
+                    printError("state=closed")
+                } else {
+                    printError("state=\(state)")
+                }
+            case .message(let chat):
+                guard printed < count ?? .max else { continue }
+                let line = "\(chat.id) \(chat.msgType.rawValue) \(EmotionsCommand.escaped(chat.msgContent))\n"
+                FileHandle.standardOutput.write(Data(line.utf8))
+                printed += 1
+                if let count, printed == count {
+                    _ = await outcome.settle(0)
+                    connection.stop()
+                }
+            case .error(let error):
+                printError("error: \(error)")
+            }
+        }
+    }
+}

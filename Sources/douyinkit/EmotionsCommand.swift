@@ -1,0 +1,54 @@
+import DouyinKit
+import Foundation
+
+/// `douyinkit emotions parse <text> [--table <emotion.json>]`: one line per segment,
+/// `text <start> <length> <text>` or `emotion <start> <length> <key>`, in UTF-16 units.
+enum EmotionsCommand {
+    static let usage = "usage: douyinkit emotions parse <text> [--table <emotion.json>]"
+
+    static func run(_ arguments: [String]) throws {
+        guard arguments.first == "parse" else { throw ToolError.usage(usage) }
+        var text: String?
+        var tablePath: String?
+        var rest = arguments.dropFirst()[...]
+        while let argument = rest.popFirst() {
+            if argument == "--table" {
+                guard let path = rest.popFirst() else { throw ToolError.usage(usage) }
+                tablePath = path
+            } else if text == nil {
+                text = argument
+            } else {
+                throw ToolError.usage(usage)
+            }
+        }
+        guard let text else { throw ToolError.usage(usage) }
+        var table = EmotionTable.standard
+        if let tablePath {
+            let data: Data
+            do { data = try Data(contentsOf: URL(fileURLWithPath: tablePath)) } catch { throw ToolError.failed("cannot read \(tablePath)") }
+            table = try JSONDecoder().decode(EmotionTable.self, from: data)
+        }
+        var output = ""
+        for segment in EmotionCodec(table: table).segments(of: text) {
+            let start = segment.utf16Range.lowerBound, length = segment.utf16Range.count
+            switch segment.kind {
+            case .text: output += "text \(start) \(length) \(escaped(segment.text))\n"
+            case .emotion(let key): output += "emotion \(start) \(length) \(key)\n"
+            }
+        }
+        FileHandle.standardOutput.write(Data(output.utf8))
+    }
+
+    /// A newline as `\n` and a backslash as `\\`, so every segment stays on one line.
+    static func escaped(_ text: String) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,232 @@
+#!/usr/bin/python3
+"""WebSocket test server for DouyinChat's tests (Debian's python3-websockets, run with
+/usr/bin/python3).
+
+Listens on two loopback ports and prints `PORTS <ws> <raw>` once ready:
+- <ws>: a python3-websockets server whose path picks a behaviour (see `behave`);
+- <raw>: a hand-written server on plain sockets that breaks the protocol on purpose, and
+  answers `GET /lastclose?path=P` with the close code the client sent after P's violation
+  (waiting up to 5 s for it).
+Stops when stdin closes (the test process ended) or on SIGTERM.
+"""
+import asyncio
+import base64
+import hashlib
+import http
+import json
+import os
+import struct
+import sys
+from urllib.parse import urlparse, parse_qs
+
+import websockets
+
+GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+CLOSES = {}        # raw path -> close code the client sent
+CLOSE_EVENTS = {}  # raw path -> asyncio.Event
+PUSH_COUNTS = {}   # /count?name=N -> connections so far
+
+
+def query(path):
+    parsed = urlparse(path)
+    return parsed.path, {k: v[0] for k, v in parse_qs(parsed.query).items()}
+
+
+def groupchat(ident, text, created):
+    return json.dumps({"id": ident, "visitor": None, "msg_type": "text", "msg_content": text,
+                       "pic_thumbnail": None, "pic_medium": None, "pic_large": None,
+                       "pic_original": None, "create_time": created}, ensure_ascii=False)
+
+
+async def behave(ws, path):
+    route, args = query(path)
+    if route == "/echo":
+        async for message in ws:
+            await ws.send(message)
+    elif route == "/headers":
+        await ws.send(ws.request_headers.get("udid", ""))
+        await ws.wait_closed()
+    elif route == "/big":
+        size = int(args.get("size", 1 << 20))
+        await ws.send("x" * size)
+        await ws.wait_closed()
+    elif route == "/fragmented":
+        size, piece = int(args.get("size", 100000)), int(args.get("piece", 1000))
+        text = "".join(chr(0x4E00 + (i % 500)) for i in range(size))
+        await ws.send([text[i:i + piece] for i in range(0, len(text), piece)])
+        await ws.wait_closed()
+    elif route == "/ping":
+        pong = await ws.ping(b"srv1")
+        await asyncio.wait_for(pong, 5)
+        await ws.send("pong-ok")
+        await ws.wait_closed()
+    elif route == "/close":
+        await ws.close(code=int(args.get("code", 1000)), reason=args.get("reason", ""))
+    elif route == "/drop":
+        await ws.send("before-drop")
+        await asyncio.sleep(0.05)
+        ws.transport.abort()
+    elif route == "/push":
+        # Pushes `count` GroupChats with ids `<prefix><n>`, then stays open; a connection
+        # counter per name lets a test see reconnections.
+        name = args.get("name", "default")
+        PUSH_COUNTS[name] = PUSH_COUNTS.get(name, 0) + 1
+        for n in range(int(args.get("count", 3))):
+            await ws.send(groupchat(f"{args.get('prefix', 'm')}{n}", f"message {n} [微笑]", 1_600_000_000 + n))
+        if args.get("then") == "drop":
+            await asyncio.sleep(0.05)
+            ws.transport.abort()
+            return
+        await ws.wait_closed()
+    elif route == "/nopong":
+        # Never answers pings: the websockets library would, so read nothing at all.
+        await asyncio.sleep(3600)
+    else:
+        await ws.close(code=1008, reason="unknown path")
+
+
+async def process_request(path, headers):
+    route, args = query(path)
+    if route == "/reject":
+        return (http.HTTPStatus(int(args.get("status", 403))), [("Content-Type", "text/plain")], b"no\n")
+    return None
+
+
+def accept(key):
+    return base64.b64encode(hashlib.sha1((key + GUID).encode()).digest()).decode()
+
+
+def frame(opcode, payload, fin=True, rsv=0, mask=None, length_override=None):
+    first = (0x80 if fin else 0) | (rsv << 4) | opcode
+    n = len(payload) if length_override is None else length_override
+    mask_bit = 0x80 if mask else 0
+    if length_override == "nonminimal16":
+        head = bytes([first, mask_bit | 126]) + struct.pack("!H", len(payload))
+    elif length_override == "msb64":
+        head = bytes([first, mask_bit | 127]) + struct.pack("!Q", (1 << 63) | len(payload))
+    elif isinstance(n, int) and n < 126:
+        head = bytes([first, mask_bit | n])
+    elif isinstance(n, int) and n < 65536:
+        head = bytes([first, mask_bit | 126]) + struct.pack("!H", n)
+    else:
+        head = bytes([first, mask_bit | 127]) + struct.pack("!Q", n)
+    if mask:
+        payload = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+        head += mask
+    return head + payload
+
+
+VIOLATIONS = {
+    "/raw/masked": lambda: frame(1, b"hello", mask=b"\x01\x02\x03\x04"),
+    "/raw/rsv": lambda: frame(1, b"hello", rsv=4),
+    "/raw/opcode": lambda: frame(3, b"x"),
+    "/raw/badcont": lambda: frame(0, b"orphan"),
+    "/raw/interleaved": lambda: frame(1, b"part", fin=False) + frame(1, b"again"),
+    "/raw/ctrlfrag": lambda: frame(9, b"p", fin=False),
+    "/raw/longping": lambda: frame(9, b"p" * 126),
+    "/raw/nonminimal": lambda: frame(1, b"short", length_override="nonminimal16"),
+    "/raw/msb64": lambda: frame(1, b"", length_override="msb64"),
+    "/raw/toobig": lambda: frame(2, b"", length_override=1 << 30),
+    "/raw/badutf8": lambda: frame(1, b"ok \xff\xfe"),
+    "/raw/badutf8frag": lambda: frame(1, "中".encode()[:2], fin=False) + frame(0, b"\x00"),
+    "/raw/badclosecode": lambda: frame(8, struct.pack("!H", 1005)),
+    "/raw/closeonebyte": lambda: frame(8, b"\x03"),
+}
+
+
+async def read_client_frame(reader):
+    head = await reader.readexactly(2)
+    n = head[1] & 0x7F
+    if n == 126:
+        n = struct.unpack("!H", await reader.readexactly(2))[0]
+    elif n == 127:
+        n = struct.unpack("!Q", await reader.readexactly(8))[0]
+    mask = await reader.readexactly(4) if head[1] & 0x80 else b"\0\0\0\0"
+    payload = bytes(b ^ mask[i % 4] for i, b in enumerate(await reader.readexactly(n)))
+    return head[0] & 0x0F, bool(head[1] & 0x80), payload
+
+
+async def raw_client(reader, writer):
+    try:
+        request = await reader.readuntil(b"\r\n\r\n")
+        line = request.split(b"\r\n", 1)[0].decode()
+        path = line.split(" ")[1]
+        route, args = query(path)
+        headers = {}
+        for h in request.decode().split("\r\n")[1:]:
+            if ":" in h:
+                k, v = h.split(":", 1)
+                headers[k.strip().lower()] = v.strip()
+        if route == "/lastclose":
+            target = args["path"]
+            event = CLOSE_EVENTS.setdefault(target, asyncio.Event())
+            try:
+                await asyncio.wait_for(event.wait(), 5)
+                body = str(CLOSES[target]).encode()
+            except asyncio.TimeoutError:
+                body = b"none"
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % len(body) + body)
+            await writer.drain()
+            return
+        if route == "/raw/silent":
+            await asyncio.sleep(3600)
+            return
+        if route == "/raw/nopong":
+            # A proper handshake, then nothing is read or answered (pings get no pong).
+            writer.write(("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                          f"Sec-WebSocket-Accept: {accept(headers.get('sec-websocket-key', ''))}\r\n\r\n").encode())
+            await writer.drain()
+            await asyncio.sleep(3600)
+            return
+        key = headers.get("sec-websocket-key", "")
+        good = accept(key)
+        if route == "/raw/badaccept":
+            good = accept("wrong" + key)
+        if route == "/raw/checkmask":
+            # Answers with what it saw: every client frame must be masked.
+            pass
+        writer.write(("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                      f"Sec-WebSocket-Accept: {good}\r\n\r\n").encode())
+        await writer.drain()
+        if route == "/raw/checkmask":
+            opcode, masked, payload = await read_client_frame(reader)
+            reply = f"opcode={opcode} masked={masked} length={len(payload)} sha1={hashlib.sha1(payload).hexdigest()}"
+            writer.write(frame(1, reply.encode()))
+            await writer.drain()
+            await asyncio.sleep(3600)
+            return
+        if route == "/raw/lengths":
+            # One message each of 125, 126, 65535, 65536 bytes: every length form.
+            for n in (0, 125, 126, 65535, 65536, 70000):
+                writer.write(frame(2, bytes([n % 251]) * n))
+            await writer.drain()
+            await asyncio.sleep(3600)
+            return
+        if route in VIOLATIONS:
+            writer.write(VIOLATIONS[route]())
+            await writer.drain()
+            opcode, _, payload = await asyncio.wait_for(read_client_frame(reader), 5)
+            CLOSES[route] = struct.unpack("!H", payload[:2])[0] if opcode == 8 and len(payload) >= 2 else -opcode
+            CLOSE_EVENTS.setdefault(route, asyncio.Event()).set()
+            return
+    except (asyncio.IncompleteReadError, ConnectionError, asyncio.TimeoutError):
+        pass
+    finally:
+        writer.close()
+
+
+async def main():
+    ws_server = await websockets.serve(behave, "127.0.0.1", 0, process_request=process_request,
+                                       max_size=None, ping_interval=None, compression=None)
+    raw_server = await asyncio.start_server(raw_client, "127.0.0.1", 0)
+    ws_port = ws_server.sockets[0].getsockname()[1]
+    raw_port = raw_server.sockets[0].getsockname()[1]
+    print(f"PORTS {ws_port} {raw_port}", flush=True)
+    loop = asyncio.get_running_loop()
+    stop = loop.create_future()
+    loop.add_reader(sys.stdin.fileno(), lambda: stop.done() or (os.read(sys.stdin.fileno(), 1024) or stop.set_result(None)))
+    await stop
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,70 @@
+import DouyinTestSupport
+import Foundation
+import Testing
+
+/// Starts Tests/DouyinChatTests/Servers/ws_test_server.py and returns its WebSocket port; the
+/// server exits when this process ends (its stdin closes).
+private let pushServerPort: Result<Int, any Error> = Result {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+    process.arguments = [Fixtures.packageRoot.appendingPathComponent("Tests/DouyinChatTests/Servers/ws_test_server.py").path]
+    let input = Pipe(), output = Pipe()
+    process.standardInput = input
+    process.standardOutput = output
+    try process.run()
+    var line = Data()
+    while !line.contains(UInt8(ascii: "\n")) {
+        let chunk = output.fileHandleForReading.availableData
+        if chunk.isEmpty { break }
+        line += chunk
+    }
+    let words = String(decoding: line, as: UTF8.self).split(separator: " ")
+    guard words.count == 3, let port = Int(words[1]) else { throw CocoaError(.fileReadCorruptFile) }
+    // Keep the pipe's write end open for the life of the test process.
+    _ = Unmanaged.passRetained(input)
+    return port
+}
+
+@Suite("douyinkit chat listen")
+struct ChatVerbTests {
+    @Test func printsEachPushedMessageOnceAndExitsAfterN() throws {
+        let port = try pushServerPort.get()
+        let result = try Tool.run(["chat", "listen", "ws://127.0.0.1:\(port)/push?count=3&name=verb&prefix=v", "--udid", "u1", "--count", "3", "--timeout", "20"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "v0 text message 0 [微笑]\nv1 text message 1 [微笑]\nv2 text message 2 [微笑]\n")
+        let states = result.stderr.split(separator: "\n").filter { $0.hasPrefix("state=") }
+        #expect(states == ["state=connecting", "state=open", "state=closed"])
+    }
+
+    @Test func reconnectsAfterADropAndStillPrintsEachIdOnce() throws {
+        let port = try pushServerPort.get()
+        // Each connection pushes r0, r1 and drops; r2 never comes, so the timeout ends it.
+        let result = try Tool.run(["chat", "listen", "ws://127.0.0.1:\(port)/push?count=2&then=drop&name=verb-drop&prefix=r", "--count", "3", "--timeout", "3"])
+        #expect(result.status == 1)
+        #expect(result.stdout == "r0 text message 0 [微笑]\nr1 text message 1 [微笑]\n")
+        #expect(result.stderr.contains("state=waiting"))
+        #expect(result.stderr.components(separatedBy: "state=open").count > 2, "reconnected at least once: \(result.stderr)")
+    }
+
+    @Test func exitsOneWhenTheTimeoutPassesFirst() throws {
+        let port = try pushServerPort.get()
+        let result = try Tool.run(["chat", "listen", "ws://127.0.0.1:\(port)/echo", "--count", "1", "--timeout", "0.5"])
+        #expect(result.status == 1)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("state=open"))
+    }
+
+    @Test func aRefusedHandshakeEndsWithTheReason() throws {
+        let port = try pushServerPort.get()
+        let result = try Tool.run(["chat", "listen", "ws://127.0.0.1:\(port)/reject?status=403", "--count", "1", "--timeout", "20"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("403"))
+        #expect(result.stderr.contains("state=closed"))
+    }
+
+    @Test func badArgumentsExitTwo() throws {
+        #expect(try Tool.run(["chat", "listen"]).status == 2)
+        #expect(try Tool.run(["chat", "listen", "http://x/"]).status == 2)
+        #expect(try Tool.run(["chat", "listen", "ws://127.0.0.1:1/", "--count", "0"]).status == 2)
+    }
+}
