@@ -12,6 +12,7 @@ enum Demo {
         try await FeedDemo.run(fixtures)
         try showGifts(fixtures)
         try await showAPI(fixtures)
+        ChatDemo.run()
     }
 
     /// Decodes every cover through the decode queues at once, as a profile grid would: per

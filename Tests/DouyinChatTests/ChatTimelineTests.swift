@@ -202,7 +202,7 @@ struct ChatTimelineTests {
         let ids = messages.map(\.chat.id)
         #expect(Set(ids).count == ids.count, "no id twice: \(context)")
         #expect(Set(messages.map(\.rowID)).count == messages.count, "no row twice: \(context)")
-        let keys = messages.map { ($0.chat.createTime, $0.chat.id) }
+        let keys = messages.map { ($0.chat.createTime!, $0.chat.id) }
         #expect(zip(keys, keys.dropFirst()).allSatisfy { $0.0 < $1.0 || ($0.0 == $1.0 && $0.1 < $1.1) }, "order kept: \(context)")
         let shownServer = Set(messages.filter { $0.delivery == .received || $0.delivery == .sent }.map(\.chat.id))
         #expect(shownServer == serverIDs, "every server message once, deleted ones gone: \(context)")
@@ -220,7 +220,7 @@ struct ChatTimelineTests {
             guard let message = item.message else { continue }
             let hasSeparator = index > 0 && items[index - 1].message == nil
             if let previous {
-                let gap = message.chat.createTime.timeIntervalSince(previous.chat.createTime)
+                let gap = message.chat.createTime!.timeIntervalSince(previous.chat.createTime!)
                 if gap > 300 { #expect(hasSeparator, "separator at a gap of \(gap) s: \(context)") }
                 if strict { #expect(hasSeparator == (gap > 300), "separator exactly at gaps: \(context)") }
             }

@@ -206,7 +206,7 @@ public final class ChatConnection: Sendable {
                 Task {
                     do {
                         let messages = try await history.latestMessages()
-                        for message in messages.sorted(by: { ($0.createTime, $0.id) < ($1.createTime, $1.id) }) { self.deliver(message) }
+                        for message in messages.sorted(by: { ($0.createTime ?? .distantPast, $0.id) < ($1.createTime ?? .distantPast, $1.id) }) { self.deliver(message) }
                     } catch let error as ChatError {
                         self.continuation.yield(.error(error))
                     } catch {

@@ -72,7 +72,8 @@ public struct ChatTimeline: Sendable {
         /// Holds a separator handed over when its group's first message was deleted; the
         /// separator keeps the group's identity (`group`).
         var inheritedGroup: String?
-        var time: Date { message.chat.createTime }
+        // A message without `create_time` sorts first (the API always sends one; other feeds may not).
+        var time: Date { message.chat.createTime ?? .distantPast }
         var id: String { message.chat.id }
 
         static func precedes(_ lhs: (Date, String), _ rhs: (Date, String)) -> Bool {
