@@ -48,7 +48,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // Group chat: emotion codec, timeline, realtime client with its own RFC 6455 transport.
-        .target(name: "DouyinChat", dependencies: ["DouyinModels", "DouyinSupport"], swiftSettings: swiftSettings),
+        .target(name: "DouyinChat", dependencies: ["DouyinModels", "DouyinAPI", "DouyinSupport"], swiftSettings: swiftSettings),
         .target(
             name: "DouyinKit",
             dependencies: ["DouyinModels", "DouyinGift", "DouyinCache", "DouyinWebP", "DouyinVideoCache", "DouyinFeed", "DouyinAPI", "DouyinChat"],
@@ -103,7 +103,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DouyinChatTests",
-            dependencies: ["DouyinChat", "DouyinSupport", "DouyinTestSupport"],
+            dependencies: ["DouyinChat", "DouyinAPI", "DouyinSupport", "DouyinTestSupport"],
             exclude: ["Servers"],
             swiftSettings: swiftSettings
         ),

@@ -33,7 +33,7 @@ enum ChatCommand {
         guard let urlText, let url = URL(string: urlText), let scheme = url.scheme?.lowercased(), scheme == "ws" || scheme == "wss", url.host != nil else {
             throw ToolError.usage("expected a ws:// URL\n" + usage)
         }
-        let connection = ChatConnection(url: url, udid: udid, history: GroupChatListHistory(pushURL: url))
+        let connection = ChatConnection(url: url, udid: udid, history: apiBaseURL(forPushURL: url).map { APIClient(baseURL: $0) })
         let outcome = Outcome()
         let (wanted, limit) = (count, timeout)
         let timer = Task {
@@ -48,6 +48,19 @@ enum ChatCommand {
         // Ended by itself (gave up): 1 when messages were awaited, else 0.
         _ = await outcome.settle(wanted == nil ? 0 : 1)
         exit(await outcome.code ?? 1)
+    }
+
+    /// The API's `http(s)://HOST:PORT/douyin/` base beside a `ws(s)://HOST:PORT/douyin/groupchat`
+    /// push URL, where the gap fill after a reconnect asks `groupchat/list`.
+    static func apiBaseURL(forPushURL pushURL: URL) -> URL? {
+        guard var components = URLComponents(url: pushURL, resolvingAgainstBaseURL: false) else { return nil }
+        components.scheme = components.scheme?.lowercased() == "wss" ? "https" : "http"
+        var path = components.path
+        if path.hasSuffix("/groupchat") { path.removeLast("groupchat".count) }
+        if !path.hasSuffix("/") { path += "/" }
+        components.path = path
+        components.query = nil
+        return components.url
     }
 
     /// The exit status, decided once: by the count, the timeout or the connection's end.

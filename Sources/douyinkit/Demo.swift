@@ -13,6 +13,7 @@ enum Demo {
         try showGifts(fixtures)
         try await showAPI(fixtures)
         ChatDemo.run()
+        try await ChatDemo.runRealtime(fixtures)
     }
 
     /// Decodes every cover through the decode queues at once, as a profile grid would: per

@@ -1,0 +1,102 @@
+import DouyinKit
+import DouyinTestSupport
+import Foundation
+
+extension ChatDemo {
+    /// The chat end to end against the local backend: two listeners; a text posted through
+    /// DouyinAPI shown once in both timelines (the poster's pending row merged with the POST
+    /// answer and the push echo); every socket dropped by the server, the reconnect with its
+    /// backoff, and a message posted during the outage filled in from `groupchat/list`.
+    static func runRealtime(_ fixtures: URL) async throws {
+        print("\n== Group chat in real time (local backend: two listeners, a post, the sockets dropped)")
+        let backend: LocalBackend
+        do {
+            backend = try LocalBackend(fixtures: fixtures.appendingPathComponent("api"))
+        } catch {
+            print("  skipped: \(error)")
+            return
+        }
+        defer { backend.stop() }
+        let api = APIClient(baseURL: backend.baseURL)
+        let poster = try await api.visitor(deviceID: "douyinkit-demo-poster")
+        var writer = Listener(name: "poster", udid: poster.udid, backend: backend, api: api)
+        var reader = Listener(name: "reader", udid: "demo-reader", backend: backend, api: api)
+        await writer.read(until: { $0 == .state(.open) })
+        await reader.read(until: { $0 == .state(.open) })
+
+        let text = "hello from the demo [微笑]"
+        let localID = "local-1"
+        _ = writer.timeline.addPending(localID: localID, text: text, at: Date(), visitor: poster)
+        print("  poster: \"\(text)\" shown as \(writer.delivery(of: text))")
+        let answer = try await api.value(.groupChatText(udid: poster.udid, text: text))
+        _ = writer.timeline.confirm(localID: localID, with: answer)
+        print("  poster: POST answered id \(answer.id), row now \(writer.delivery(of: text))")
+        await writer.read(until: { $0.messageID == answer.id })
+        await reader.read(until: { $0.messageID == answer.id })
+        print("  after the push: poster shows it \(writer.count(text))×, reader \(reader.count(text))×")
+
+        try backend.disconnectWebSockets()
+        print("  server dropped every WebSocket")
+        await writer.read(until: \.isWaiting)
+        await reader.read(until: \.isWaiting)
+        let missed = try await api.value(.groupChatText(udid: poster.udid, text: "posted during the outage"))
+        print("  posted \(missed.id) while the poster is \(writer.connection.state) and the reader \(reader.connection.state)")
+        await writer.read(until: { $0.messageID == missed.id })
+        await reader.read(until: { $0.messageID == missed.id })
+        let fills = try backend.requests(to: "groupchat/list").count
+        print("  reconnected: poster shows the missed message \(writer.count(missed.msgContent))×, reader \(reader.count(missed.msgContent))× (groupchat/list asked \(fills)×)")
+        writer.connection.stop()
+        reader.connection.stop()
+    }
+
+    /// One chat screen: a connection and the timeline its events build.
+    struct Listener {
+        let name: String
+        let connection: ChatConnection
+        var iterator: AsyncStream<ChatConnection.Event>.Iterator
+        var timeline: ChatTimeline
+
+        init(name: String, udid: String, backend: LocalBackend, api: APIClient) {
+            self.name = name
+            connection = ChatConnection(url: backend.groupChatURL, udid: udid, history: api)
+            iterator = connection.events.makeAsyncIterator()
+            timeline = ChatTimeline(configuration: .init(ownUDID: udid))
+            connection.start()
+        }
+
+        /// Applies events (printing retries and errors) until `done` holds for one.
+        mutating func read(until done: (ChatConnection.Event) -> Bool) async {
+            while let event = await iterator.next() {
+                switch event {
+                case .state(.waiting(let attempt, let delay?)):
+                    let milliseconds = delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000
+                    print("  \(name): backoff \(milliseconds) ms before retry \(attempt) (drawn with full jitter)")
+                case .state(.connecting(let attempt)) where attempt > 0:
+                    print("  \(name): reconnecting")
+                case .state:
+                    break
+                case .message(let chat):
+                    _ = timeline.receive(chat)
+                case .error(let error):
+                    print("  \(name): \(error)")
+                }
+                if done(event) { return }
+            }
+        }
+
+        /// How many rows show `text`.
+        func count(_ text: String) -> Int { timeline.messages.filter { $0.chat.msgContent == text }.count }
+
+        /// The delivery state of the row showing `text`.
+        func delivery(of text: String) -> String {
+            timeline.messages.first { $0.chat.msgContent == text }.map { "\($0.delivery)" } ?? "absent"
+        }
+    }
+}
+
+extension ChatConnection.Event {
+    /// The id of a message event; `nil` for the others.
+    var messageID: String? { if case .message(let chat) = self { chat.id } else { nil } }
+    /// Whether this is the state of waiting to retry.
+    var isWaiting: Bool { if case .state(.waiting) = self { true } else { false } }
+}
