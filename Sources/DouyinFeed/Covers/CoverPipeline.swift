@@ -35,15 +35,12 @@ public final class CoverPipeline: Sendable {
         public init() {}
     }
 
-    /// How urgent a request is.
-    public enum Priority: Int, Sendable, Hashable, Comparable {
+    /// How urgent a request is; ``visible`` ranks above ``prefetch``.
+    public enum Priority: Sendable, Hashable, Comparable {
         /// Off screen, fetched ahead.
-        case prefetch = 0
+        case prefetch
         /// On screen now.
-        case visible = 1
-
-        /// Whether `lhs` is less urgent than `rhs` (prefetch before visible).
-        public static func < (lhs: Priority, rhs: Priority) -> Bool { lhs.rawValue < rhs.rawValue }
+        case visible
     }
 
     /// Why a cover could not be shown.

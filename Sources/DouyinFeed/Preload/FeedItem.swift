@@ -25,7 +25,7 @@ public struct FeedItem: Sendable, Hashable {
     }
 
     /// The item of an aweme: the first URL of each image set, the length from
-    /// `video.duration` (milliseconds); the bitrate as given (``Video`` does not carry the
+    /// `video.duration` (milliseconds); the bitrate as given (`Video` does not carry the
     /// feed's `bit_rate` list, see ``items(fromFeedJSON:)``).
     public init(aweme: Aweme, bitRate: Int? = nil) {
         self.init(

@@ -4,8 +4,8 @@ import DouyinVideoCache
 import Foundation
 
 /// Keeps the caches warm around the current feed item without slowing the playing video:
-/// performs a ``PreloadScheduler``'s decisions over a ``VideoCache`` (first bytes of the next
-/// videos, the `moov` tail of non-faststart files) and a ``TwoTierCache`` (covers, avatars).
+/// performs a ``PreloadScheduler``'s decisions over a `VideoCache` (first bytes of the next
+/// videos, the `moov` tail of non-faststart files) and a `TwoTierCache` (covers, avatars).
 ///
 /// ```swift
 /// let preloader = FeedPreloader(videoCache: videos, imageCache: images)
