@@ -46,6 +46,25 @@ public struct ByteRangeSet: Sendable, Hashable, Codable {
         }
     }
 
+    /// Removes every byte of `range`.
+    mutating func remove(_ range: Range<Int64>) {
+        guard !range.isEmpty else { return }
+        ranges = ranges.flatMap { held -> [Range<Int64>] in
+            guard held.overlaps(range) else { return [held] }
+            let cutStart = min(max(range.lowerBound, held.lowerBound), held.upperBound)
+            let cutEnd = min(max(range.upperBound, cutStart), held.upperBound)
+            return [held.lowerBound..<cutStart, cutEnd..<held.upperBound].filter { !$0.isEmpty }
+        }
+    }
+
+    /// The held parts of `range`, in order.
+    func held(in range: Range<Int64>) -> [Range<Int64>] {
+        ranges.compactMap { held in
+            let part = max(held.lowerBound, range.lowerBound)..<max(max(held.lowerBound, range.lowerBound), min(held.upperBound, range.upperBound))
+            return part.isEmpty ? nil : part
+        }
+    }
+
     /// Whether every byte of `range` is held.
     public func contains(_ range: Range<Int64>) -> Bool {
         guard !range.isEmpty else { return true }

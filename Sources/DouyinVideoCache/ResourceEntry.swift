@@ -1,3 +1,4 @@
+import DouyinSupport
 import Foundation
 
 /// One cached resource: its data file, its range index, and the origin downloads filling it.
@@ -52,6 +53,13 @@ final class ResourceEntry: @unchecked Sendable {
         /// The data file, opened when the entry is made if it exists, else created at the first
         /// byte stored (so a failed fetch leaves no file behind).
         var file: SparseFile?
+        /// CRC-32C of each block's held bytes, as of the last index write (blocks in `dirty`
+        /// have changed since and are summed again at the next one).
+        var checksums: [Int64: UInt32] = [:]
+        var dirty: Set<Int64> = []
+        /// Blocks read from an index made before this entry, with the parts it said were held:
+        /// those parts are checked against the block's checksum the first time it is read.
+        var unverified: [Int64: [Range<Int64>]] = [:]
         var downloads: [Int: Download] = [:]
         /// The reads in progress, each with the downloads it relies on.
         var reads: [Int: Set<Int>] = [:]
@@ -130,6 +138,15 @@ final class ResourceEntry: @unchecked Sendable {
         if let file = state.file, let metadata {
             state.info = metadata.info
             state.ranges = metadata.ranges(inFileOf: file.size())
+            state.checksums = metadata.checksums
+            for block in Self.blocks(of: state.ranges) {
+                if metadata.checksums[block] == nil {
+                    // Held bytes without a checksum are not trusted.
+                    state.ranges.remove(Self.blockRange(block))
+                } else {
+                    state.unverified[block] = state.ranges.held(in: Self.blockRange(block))
+                }
+            }
         }
     }
 
@@ -203,6 +220,9 @@ final class ResourceEntry: @unchecked Sendable {
                     position = requested.lowerBound
                 case .read(let range, let generation, let epoch):
                     let end = range.lowerBound + min(Int64(range.count), Int64(maxChunk))
+                    // A block first read since a restart is checked; a damaged one is dropped
+                    // and the read plans again (fetching it).
+                    guard verify(range.lowerBound..<end, generation: generation) else { continue }
                     if let sink {
                         let data = try readFile(range.lowerBound..<end, generation: generation)
                         // The file is read outside the lock: if the bytes were dropped meanwhile
@@ -313,7 +333,11 @@ final class ResourceEntry: @unchecked Sendable {
             // The file lost bytes the index holds (truncated behind our back): forget them,
             // unless the index has moved on to a new generation whose bytes these are not.
             locked {
-                if state.generation == generation { state.ranges.removeAll(from: range.lowerBound + Int64(data.count)) }
+                if state.generation == generation {
+                    let cut = range.lowerBound + Int64(data.count)
+                    state.ranges.removeAll(from: cut)
+                    state.dirty.formUnion(state.checksums.keys.filter { $0 >= cut / ResourceMetadata.blockSize })
+                }
             }
             return data
         } catch {
@@ -475,6 +499,9 @@ final class ResourceEntry: @unchecked Sendable {
                 state.generation += 1
                 state.epoch += 1
                 state.ranges = ByteRangeSet()
+                state.checksums = [:]
+                state.dirty = []
+                state.unverified = [:]
                 state.info = info
                 for (other, download) in state.downloads where other != id {
                     download.task?.cancel()
@@ -526,6 +553,7 @@ final class ResourceEntry: @unchecked Sendable {
                     throw VideoCacheError.disk(reason)
                 }
                 state.ranges.insert(useful)
+                state.dirty.formUnion(Self.blocks(of: useful))
                 state.downloads[id]?.position = useful.upperBound
                 state.unpersisted += Int64(useful.count)
                 signalProgress()
@@ -611,11 +639,38 @@ final class ResourceEntry: @unchecked Sendable {
     private func saveMetadata() {
         // Only the lock holder writes the index, and only for a data file it made or opened to
         // write: an entry that stored nothing (a 404, a busy or read-only entry) leaves no files.
-        guard isStoring, let (file, metadata) = locked({ () -> (SparseFile, ResourceMetadata)? in
+        guard isStoring, let (file, snapshot, dirty) = locked({ () -> (SparseFile, ResourceMetadata, Set<Int64>)? in
             guard let file = state.file, file.isWritable else { return nil }
             state.unpersisted = 0
-            return (file, ResourceMetadata(url: url.absoluteString, dataFileName: dataFileName, info: state.info, ranges: state.ranges, lastAccess: state.lastAccess))
+            // A block not yet verified keeps its old checksum (summing it now could bless damaged
+            // bytes); it is summed after its check.
+            let summed = state.dirty.filter { state.unverified[$0] == nil }
+            state.dirty.subtract(summed)
+            let snapshot = ResourceMetadata(url: url.absoluteString, dataFileName: dataFileName, info: state.info, ranges: state.ranges,
+                                            lastAccess: state.lastAccess, checksums: state.checksums)
+            return (file, snapshot, summed)
         }) else { return }
+        // The changed blocks are summed from the file outside the entry lock: under
+        // `persistLock` no drop can happen meanwhile, and new bytes only fill holes.
+        var metadata = snapshot
+        for block in dirty {
+            let parts = snapshot.ranges.held(in: Self.blockRange(block))
+            var crc: UInt32 = 0
+            for part in parts {
+                guard let data = try? file.read(at: part.lowerBound, count: part.count), data.count == part.count else {
+                    // Summed again at the next write rather than left with a stale checksum.
+                    locked { state.dirty.formUnion(dirty) }
+                    return
+                }
+                crc = CRC32C.checksum(data, seed: crc)
+            }
+            metadata.checksums[block] = parts.isEmpty ? nil : crc
+        }
+        let held = Set(Self.blocks(of: snapshot.ranges))
+        metadata.checksums = metadata.checksums.filter { held.contains($0.key) }
+        locked {
+            for block in dirty { state.checksums[block] = metadata.checksums[block] }
+        }
         do {
             try file.sync()
             try metadata.save(to: metadataPath)
@@ -636,6 +691,9 @@ final class ResourceEntry: @unchecked Sendable {
                 let dropped = state.ranges.byteCount
                 state.generation += 1
                 state.ranges = ByteRangeSet()
+                state.checksums = [:]
+                state.dirty = []
+                state.unverified = [:]
                 for download in state.downloads.values { download.task?.cancel() }
                 state.downloads.removeAll()
                 try? state.file?.truncate()
@@ -654,6 +712,63 @@ final class ResourceEntry: @unchecked Sendable {
             state.downloads.removeAll()
             signal()
         }
+    }
+
+    // MARK: Block checksums
+
+    /// The blocks `range` touches.
+    static func blocks(of range: Range<Int64>) -> ClosedRange<Int64> {
+        (range.lowerBound / ResourceMetadata.blockSize)...((range.upperBound - 1) / ResourceMetadata.blockSize)
+    }
+
+    /// The blocks any held byte of `ranges` lies in.
+    static func blocks(of ranges: ByteRangeSet) -> [Int64] {
+        var result: [Int64] = []
+        for range in ranges.ranges where !range.isEmpty {
+            for block in blocks(of: range) where result.last != block { result.append(block) }
+        }
+        return result
+    }
+
+    static func blockRange(_ block: Int64) -> Range<Int64> {
+        (block * ResourceMetadata.blockSize)..<((block + 1) * ResourceMetadata.blockSize)
+    }
+
+    /// Checks the blocks of `range` not yet verified since the index was loaded; `false` when
+    /// one failed (its bytes are dropped, to be fetched again).
+    private func verify(_ range: Range<Int64>, generation: Int) -> Bool {
+        let pending = locked { () -> [(Int64, UInt32, [Range<Int64>])] in
+            Self.blocks(of: range).compactMap { block in
+                guard let parts = state.unverified[block] else { return nil }
+                return (block, state.checksums[block] ?? 0, parts)
+            }
+        }
+        guard !pending.isEmpty, let file = locked({ state.file }) else { return true }
+        for (block, expected, parts) in pending {
+            var crc: UInt32 = 0
+            var intact = true
+            for part in parts {
+                guard let data = try? file.read(at: part.lowerBound, count: part.count), data.count == part.count else {
+                    intact = false
+                    break
+                }
+                crc = CRC32C.checksum(data, seed: crc)
+            }
+            intact = intact && crc == expected
+            let accepted = locked { () -> Bool in
+                guard state.generation == generation, state.unverified.removeValue(forKey: block) != nil else { return true }
+                guard !intact else { return true }
+                let dropped = state.ranges.held(in: Self.blockRange(block)).reduce(Int64(0)) { $0 + Int64($1.count) }
+                state.ranges.remove(Self.blockRange(block))
+                state.checksums[block] = nil
+                state.dirty.insert(block)
+                if isStoring { ledger.release(dropped, for: key) }
+                signal()
+                return false
+            }
+            if !accepted { return false }
+        }
+        return true
     }
 
     /// The indices in `chunk` (which starts at resource offset `offset`) of the bytes `range`;

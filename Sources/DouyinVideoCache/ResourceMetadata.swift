@@ -8,7 +8,10 @@ import Darwin
 /// What the cache persists about one resource beside its data file.
 struct ResourceMetadata: Codable, Sendable, Equatable {
     /// The format of this file; a different number is read as no metadata.
-    static let currentVersion = 1
+    /// 2: block checksums added; a version 1 index (no checksums) is dropped.
+    static let currentVersion = 2
+    /// The bytes one checksum covers: block `b` is `[b * blockSize, (b + 1) * blockSize)`.
+    static let blockSize: Int64 = 256 << 10
 
     var version = ResourceMetadata.currentVersion
     /// The URL the entry was first made for (informational; the key names the files).
@@ -21,6 +24,9 @@ struct ResourceMetadata: Codable, Sendable, Equatable {
     var ranges: ByteRangeSet
     /// Seconds since 1970 of the last read, for LRU eviction.
     var lastAccess: Double
+    /// CRC-32C of the held bytes of each block holding any, in offset order: checked the first
+    /// time the block is read after a restart, so a damaged file is refetched, never served.
+    var checksums: [Int64: UInt32] = [:]
 
     /// The indexed ranges that a data file of `size` bytes can really hold: a file shorter than
     /// its index (truncated, replaced) is trusted over the index.

@@ -184,6 +184,33 @@ struct VideoCacheIntegrityTests {
         #expect(try await reader.read(0..<100_000) == file, "zeros served on a linked index's word")
     }
 
+    // MARK: Case 3: a damaged data file
+
+    @Test func aDamagedBlockIsRefetchedAfterARestartNotServed() async throws {
+        defer { folder.remove() }
+        let file = videoBytes(1_000_000, seed: 71)
+        try nginx.serve(file, at: "/v/crc.mp4")
+        let url = nginx.url("/v/crc.mp4")
+        do {
+            let reader = try cache().reader(for: url)
+            _ = try await reader.read(0..<1_000_000)
+            reader.close()
+        }
+        // Same length, other bytes: only a checksum can tell.
+        let handle = try FileHandle(forWritingTo: cacheDirectory.appendingPathComponent(key(url) + ".mp4"))
+        try handle.seek(toOffset: 300_000)
+        handle.write(Data(repeating: 0, count: 100))
+        try handle.close()
+        let cache = try cache()
+        let reader = cache.reader(for: url)
+        defer { reader.close() }
+        #expect(try await reader.read(0..<1_000_000) == file, "damaged bytes served")
+        // Only the damaged 256 KB block is fetched again.
+        #expect(nginx.requests().map(\.range) == ["bytes=0-999999", "bytes=262144-524287"])
+        #expect(try await reader.read(0..<1_000_000) == file)
+        #expect(nginx.requests().count == 2)
+    }
+
     // MARK: Case 9: a 404 leaves nothing behind
 
     @Test func aNotFoundLeavesNoEmptyIndexOrDataFile() async throws {
