@@ -88,7 +88,7 @@ let package = Package(
         .testTarget(
             name: "DouyinWebPTests",
             // CWebP directly: the tests compare against libwebp's own WebPAnimDecoder.
-            dependencies: ["DouyinWebP", "CWebP", "DouyinTestSupport"],
+            dependencies: ["DouyinWebP", "CWebP", "DouyinSupport", "DouyinTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,5 +1,6 @@
 import CWebP
 import DouyinKit
+import DouyinSupport
 import Foundation
 
 /// Compositing every frame through WebPAnimation against libwebp's own WebPAnimDecoder loop.
@@ -24,12 +25,10 @@ enum WebPBenchmark {
     /// 24 first frames one after another on one thread.
     static func firstFrames(of covers: [Data]) async throws {
         let files = (0..<24).map { covers[$0 % covers.count] }
-        let sequential = try bestTime(runs: 5) {
-            for data in files { blackHole(try WebPAnimation(data: data).frame(at: 0)) }
-        }
-        var best = Double.infinity
-        var meanLatency = 0.0
-        for _ in 0..<5 {
+        var meanLatencies: [Double] = []
+        let comparison = try await interleavedPairs(pairs: 7, baseline: {
+            try timed { for data in files { blackHole(try WebPAnimation(data: data).frame(at: 0)) } }
+        }, subject: {
             let animations = try files.map { try WebPAnimation(data: $0) }
             let queues = WebPDecodeQueues()
             let start = ContinuousClock.now
@@ -45,75 +44,81 @@ enum WebPBenchmark {
                 }
                 return try await group.reduce(into: [Double]()) { $0.append($1) }
             }
-            let last = latencies.max() ?? 0
-            if last < best {
-                best = last
-                meanLatency = latencies.reduce(0, +) / Double(latencies.count)
-            }
-        }
-        print("webp (b): first frames of 24 360×640 lossy covers requested at once, best of 5")
-        print("  one after another (baseline) \(fixed(sequential * 1000)) ms | WebPDecodeQueues, last first frame at \(fixed(best * 1000)) ms"
-            + " (mean \(fixed(meanLatency * 1000)) ms) | time ratio \(fixed(best / sequential))× (target ≤ 1.00×)")
+            meanLatencies.append(latencies.reduce(0, +) / Double(latencies.count))
+            return latencies.max() ?? 0
+        })
+        print("webp (b): first frames of 24 360×640 lossy covers requested at once, interleaved pairs")
+        print("  one after another (baseline) median \(fixed(comparison.medianBaseline * 1000)) ms | WebPDecodeQueues, last first frame"
+            + " median \(fixed(comparison.medianSubject * 1000)) ms (mean cell \(fixed(median(meanLatencies) * 1000)) ms)"
+            + " | time \(comparison.summary(.time, target: 1.00))")
     }
 
-    /// (c) All frames of 24 covers through the queues with one decode at a time, then with one a core.
+    /// (c) All frames of 24 covers: a plain loop on one thread against the queues with one
+    /// decode at a time (their overhead) and with one a core (the speed-up).
     static func twoCores(grid covers: [Data]) async throws {
         let files = (0..<24).map { covers[$0 % covers.count] }
-        func decodeAll(concurrency: Int) async throws -> Double {
-            var best = Double.infinity
-            for _ in 0..<3 {
-                let animations = try files.map { try WebPAnimation(data: $0) }
-                let queues = WebPDecodeQueues(configuration: .init(maxConcurrentDecodes: concurrency))
-                let start = ContinuousClock.now
-                let ended = EndCounter(expected: animations.count)
-                _ = queues.decode(animations, onFrame: { blackHole($1) }, onEnd: { _, _ in ended.one() })
-                await ended.all()
-                best = min(best, seconds(ContinuousClock.now - start))
+        func loop() throws -> Double {
+            try timed {
+                for data in files {
+                    let animation = try WebPAnimation(data: data)
+                    for index in animation.frames.indices { blackHole(try animation.frame(at: index)) }
+                }
             }
-            return best
+        }
+        func queues(concurrency: Int) async throws -> Double {
+            let animations = try files.map { try WebPAnimation(data: $0) }
+            let queues = WebPDecodeQueues(configuration: .init(maxConcurrentDecodes: concurrency))
+            let start = ContinuousClock.now
+            let ended = EndCounter(expected: animations.count)
+            _ = queues.decode(animations, onFrame: { blackHole($1) }, onEnd: { _, _ in ended.one() })
+            await ended.all()
+            return seconds(ContinuousClock.now - start)
         }
         let cores = ProcessInfo.processInfo.activeProcessorCount
-        let loop = try bestTime(runs: 3) {
-            for data in files {
-                let animation = try WebPAnimation(data: data)
-                for index in animation.frames.indices { blackHole(try animation.frame(at: index)) }
-            }
-        }
-        let one = try await decodeAll(concurrency: 1)
-        let all = try await decodeAll(concurrency: cores)
-        print("webp (c): every frame of 24 360×640 lossy covers, best of 3")
-        print("  plain loop on one thread (baseline) \(fixed(loop * 1000)) ms | queues, 1 decode at a time \(fixed(one * 1000)) ms"
-            + " | queues, \(cores) at a time \(fixed(all * 1000)) ms | speed-up \(fixed(loop / all))× (target ≥ 1.70× on 2 cores)")
+        let one = try await interleavedPairs(pairs: 7, baseline: loop, subject: { try await queues(concurrency: 1) })
+        let all = try await interleavedPairs(pairs: 7, baseline: loop, subject: { try await queues(concurrency: cores) })
+        print("webp (c): every frame of 24 360×640 lossy covers, interleaved pairs against a plain loop on one thread")
+        print("  queues, 1 decode at a time: median \(fixed(one.medianSubject * 1000)) ms vs loop \(fixed(one.medianBaseline * 1000)) ms"
+            + " | time \(one.summary(.time))")
+        print("  queues, \(cores) at a time: median \(fixed(all.medianSubject * 1000)) ms vs loop \(fixed(all.medianBaseline * 1000)) ms"
+            + " | speed-up \(all.summary(.speedup, target: 1.70))")
     }
 
     /// (d) Peak memory playing a 200-frame animation through a stream with a 16 MB budget,
-    /// against holding every decoded frame.
+    /// against holding every decoded frame: growth of the peak resident size over the start
+    /// of each run, interleaved.
     static func longAnimation(_ data: Data) async throws {
         let animation = try WebPAnimation(data: data)
         let budget = 16 << 20
-        ResidentMemory.resetPeak()
-        let before = ResidentMemory.current
-        var held: [WebPCanvasFrame] = []
-        for index in animation.frames.indices { held.append(try animation.frame(at: index)) }
-        let holdAll = ResidentMemory.peak - before
-        held = []
-
-        let queues = WebPDecodeQueues(configuration: .init(memoryBudget: budget))
-        let playing = try WebPAnimation(data: data)
-        ResidentMemory.resetPeak()
-        let start = ResidentMemory.current
         var played = 0
-        for try await frame in queues.decode(playing).frames {
-            blackHole(frame)
-            played += 1
-            // A display a few times faster than real time: the decoder gets ahead of it.
-            try await Task.sleep(for: .milliseconds(2))
-        }
-        let streamed = ResidentMemory.peak - start
-        let mb = { (bytes: Int) in fixed(Double(bytes) / 1_048_576, 1) }
-        print("webp (d): \(played) frames of \(animation.canvasWidth)×\(animation.canvasHeight) (\(mb(animation.canvasByteCount)) MB each), 16 MB budget")
-        print("  holding every frame (baseline): peak RSS +\(mb(holdAll)) MB | stream: peak RSS +\(mb(streamed)) MB,"
-            + " frames held at most \(mb(queues.statistics.peakHeldBytes)) MB")
+        var held = 0
+        let comparison = try await interleavedPairs(pairs: 7, baseline: {
+            ResidentMemory.resetPeak()
+            let before = ResidentMemory.current
+            var frames: [WebPCanvasFrame] = []
+            for index in animation.frames.indices { frames.append(try animation.frame(at: index)) }
+            let growth = ResidentMemory.peak - before
+            blackHole(frames)
+            return Double(growth)
+        }, subject: {
+            let queues = WebPDecodeQueues(configuration: .init(memoryBudget: budget))
+            let playing = try WebPAnimation(data: data)
+            ResidentMemory.resetPeak()
+            let before = ResidentMemory.current
+            played = 0
+            for try await frame in queues.decode(playing).frames {
+                blackHole(frame)
+                played += 1
+                // A display a few times faster than real time: the decoder gets ahead of it.
+                try await Task.sleep(for: .milliseconds(2))
+            }
+            held = max(held, queues.statistics.peakHeldBytes)
+            return Double(ResidentMemory.peak - before)
+        })
+        let mb = { (bytes: Double) in fixed(bytes / 1_048_576, 1) }
+        print("webp (d): \(played) frames of \(animation.canvasWidth)×\(animation.canvasHeight) (\(mb(Double(animation.canvasByteCount))) MB each), 16 MB budget, interleaved pairs")
+        print("  holding every frame (baseline): median peak RSS +\(mb(comparison.medianBaseline)) MB | stream: median peak RSS"
+            + " +\(mb(comparison.medianSubject)) MB, frames held at most \(mb(Double(held))) MB | memory \(comparison.summary(.time))")
     }
 
     /// (a) One thread: WebPAnimation against a WebPAnimDecoder loop over the same bytes.
@@ -167,31 +172,28 @@ enum WebPBenchmark {
 }
 
 /// Counts callback requests' ends; `all()` returns once every one has ended.
-final class EndCounter: @unchecked Sendable {
-    // @unchecked Sendable: both fields are only touched under `lock`.
-    private let lock = NSLock()
-    private var remaining: Int
-    private var waiter: CheckedContinuation<Void, Never>?
+final class EndCounter: Sendable {
+    private let state: LockedBox<(remaining: Int, waiter: CheckedContinuation<Void, Never>?)>
 
     init(expected: Int) {
-        remaining = expected
+        state = LockedBox((expected, nil))
     }
 
     func one() {
-        let done = lock.withLock { () -> CheckedContinuation<Void, Never>? in
-            remaining -= 1
-            guard remaining == 0 else { return nil }
-            defer { waiter = nil }
-            return waiter
+        let done = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.remaining -= 1
+            guard state.remaining == 0 else { return nil }
+            defer { state.waiter = nil }
+            return state.waiter
         }
         done?.resume()
     }
 
     func all() async {
         await withCheckedContinuation { continuation in
-            let now = lock.withLock { () -> Bool in
-                if remaining == 0 { return true }
-                waiter = continuation
+            let now = state.withLock { state -> Bool in
+                if state.remaining == 0 { return true }
+                state.waiter = continuation
                 return false
             }
             if now { continuation.resume() }
@@ -206,8 +208,16 @@ enum ResidentMemory {
     /// The most bytes resident since the last reset.
     static var peak: Int { field("VmHWM:") }
 
-    /// Starts a new peak (writing 5 to clear_refs resets VmHWM).
+    /// Starts a new peak (writing 5 to clear_refs resets VmHWM), after handing memory freed
+    /// by earlier runs back to the system: malloc keeps it otherwise, and a later run that
+    /// reuses it would show almost no growth.
     static func resetPeak() {
+        #if canImport(Glibc)
+        // malloc_trim is glibc's (malloc.h, which the Glibc module leaves out): looked up at run time.
+        if let symbol = dlsym(nil, "malloc_trim") {
+            _ = unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)(0)
+        }
+        #endif
         try? Data("5".utf8).write(to: URL(fileURLWithPath: "/proc/self/clear_refs"))
     }
 

@@ -1,25 +1,29 @@
+import DouyinSupport
 import DouyinTestSupport
 import DouyinWebP
 import Foundation
 import Testing
 
 /// A thread-safe log of what a callback request delivered, and a way to await every end.
-final class DeliveryLog: @unchecked Sendable {
-    // @unchecked Sendable: every field is only touched under `lock`.
-    private let lock = NSLock()
-    private var entries: [(request: Int, frame: Int, pixels: [UInt8])] = []
-    private var ends: [(request: Int, error: (any Error)?)] = []
-    private var waiter: (count: Int, continuation: CheckedContinuation<Void, Never>)?
+final class DeliveryLog: Sendable {
+    private struct State {
+        var entries: [(request: Int, frame: Int, pixels: [UInt8])] = []
+        /// Each end with its error's description (`nil`: ended without one).
+        var ends: [(request: Int, error: String?)] = []
+        var waiter: (count: Int, continuation: CheckedContinuation<Void, Never>)?
+    }
+
+    private let state = LockedBox(State())
 
     func frame(_ request: Int, _ frame: WebPCanvasFrame) {
-        lock.withLock { entries.append((request, frame.index, frame.rgba)) }
+        state.withLock { $0.entries.append((request, frame.index, frame.rgba)) }
     }
 
     func end(_ request: Int, _ error: (any Error)?) {
-        let ready = lock.withLock { () -> CheckedContinuation<Void, Never>? in
-            ends.append((request, error))
-            guard let waiter, ends.count >= waiter.count else { return nil }
-            self.waiter = nil
+        let ready = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.ends.append((request, error.map { "\($0)" }))
+            guard let waiter = state.waiter, state.ends.count >= waiter.count else { return nil }
+            state.waiter = nil
             return waiter.continuation
         }
         ready?.resume()
@@ -28,17 +32,17 @@ final class DeliveryLog: @unchecked Sendable {
     /// Returns once `count` requests have ended.
     func waitForEnds(_ count: Int) async {
         await withCheckedContinuation { continuation in
-            let now = lock.withLock { () -> Bool in
-                if ends.count >= count { return true }
-                waiter = (count, continuation)
+            let now = state.withLock { state -> Bool in
+                if state.ends.count >= count { return true }
+                state.waiter = (count, continuation)
                 return false
             }
             if now { continuation.resume() }
         }
     }
 
-    var delivered: [(request: Int, frame: Int, pixels: [UInt8])] { lock.withLock { entries } }
-    var ended: [(request: Int, error: (any Error)?)] { lock.withLock { ends } }
+    var delivered: [(request: Int, frame: Int, pixels: [UInt8])] { state.withLock { $0.entries } }
+    var ended: [(request: Int, error: String?)] { state.withLock { $0.ends } }
 }
 
 @Suite("WebPDecodeQueues: first frames first, bounded, cancellable, within budget")
@@ -112,23 +116,24 @@ struct DecodeQueuesTests {
         let queues = WebPDecodeQueues(configuration: .init(maxConcurrentDecodes: 2))
         let animation = try WebPAnimation(data: Fixtures.data("webp/long-200.webp"))
         let log = DeliveryLog()
-        let request = Box<WebPDecodeRequest>()
+        let request = LockedBox<WebPDecodeRequest?>(nil)
         // Frame 5 may arrive before `decode` has returned the request (a loaded machine did so
         // and the test saw all 200 frames): the callback waits until the request is stored.
         let stored = DispatchSemaphore(value: 0)
-        request.value = queues.decode(animation, onFrame: { frame in
+        let made = queues.decode(animation, onFrame: { frame in
             log.frame(0, frame)
             if frame.index == 5 {
                 stored.wait()
-                request.value?.cancel()
+                request.withLock { $0 }?.cancel()
             }
         }, onEnd: { log.end(0, $0) })
+        request.withLock { $0 = made }
         stored.signal()
         await log.waitForEnds(1)
         await drained(queues.firstFrameQueue, queues.laterFrameQueue)
         #expect(log.delivered.map(\.frame) == Array(0...5))
         #expect(log.ended.count == 1 && log.ended[0].error == nil)
-        #expect(request.value?.hasEnded == true)
+        #expect(made.hasEnded)
     }
 
     @Test func cancellingAStreamEndsItAndDropsQueuedWork() async throws {
@@ -213,17 +218,6 @@ struct DecodeQueuesTests {
         let count = try await reader.value
         #expect(count < 200)
         #expect(request.hasEnded)
-    }
-}
-
-/// A mutable reference a callback can read after it is set.
-final class Box<Value: Sendable>: @unchecked Sendable {
-    // @unchecked Sendable: `stored` is only touched under `lock`.
-    private let lock = NSLock()
-    private var stored: Value?
-    var value: Value? {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
     }
 }
 
