@@ -1,4 +1,5 @@
 import DouyinKit
+import DouyinTestSupport
 import Foundation
 
 /// Emotion parsing of a 1 MB chat log: `EmotionCodec.segments(of:)` against the original demo's
@@ -35,36 +36,20 @@ enum ChatBenchmark {
 
         let expected = codecParse()
         print("chat: emotion parse of a \(log.utf8.count)-byte chat log (\(expected) segments), codec vs NSRegularExpression + dictionary, interleaved pairs")
-        blackHole(baseline())
-        var ratios: [Double] = []
-        var codecTimes: [Double] = [], baselineTimes: [Double] = []
-        for _ in 0..<9 {
-            let clock = ContinuousClock()
-            var start = clock.now
-            blackHole(baseline())
-            let a = seconds(clock.now - start)
-            start = clock.now
-            blackHole(codecParse())
-            let b = seconds(clock.now - start)
-            baselineTimes.append(a)
-            codecTimes.append(b)
-            ratios.append(a / b)
-        }
-        ratios.sort()
-        print("  regex + dictionary (baseline)  median \(fixed(median(baselineTimes) * 1000, 1)) ms")
-        print("  EmotionCodec.segments          median \(fixed(median(codecTimes) * 1000, 1)) ms  \(fixed(Double(log.utf8.count) / median(codecTimes) / 1e6, 0)) MB/s")
-        print("  speed-up (baseline / codec), 9 pairs: median \(fixed(median(ratios), 1))×, min \(fixed(ratios.first!, 1))×, max \(fixed(ratios.last!, 1))× (target ≥ 10×)")
-    }
-
-    static func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        return sorted[sorted.count / 2]
+        let comparison = interleavedPairs(
+            warmups: 2,
+            baseline: { timed { blackHole(baseline()) } },
+            subject: { timed { blackHole(codecParse()) } }
+        )
+        print("  regex + dictionary (baseline)  median \(fixed(comparison.medianBaseline * 1000, 1)) ms")
+        print("  EmotionCodec.segments          median \(fixed(comparison.medianSubject * 1000, 1)) ms  \(fixed(Double(log.utf8.count) / comparison.medianSubject / 1e6, 0)) MB/s")
+        print("  speed-up baseline / codec: \(comparison.summary(.speedup, target: 10))")
     }
 
     /// A deterministic chat log of about `bytes` UTF-8 bytes: Chinese and Latin text, emoji,
     /// emotions of the table, brackets that are no emotion, newlines between messages.
     static func chatLog(bytes: Int, table: EmotionTable) -> String {
-        var generator = SplitMix(state: 0x000C_4A7B)
+        var generator = SeededRandom(seed: 0x000C_4A7B)
         let tokens = table.dict.values.sorted()
         let words = ["哈哈", "今天", "好看", "lol", "nice video ", "😀", "👍🏽", "[不是表情]", "[", "]", "真的", "这个 ", "OK "]
         var log = ""
@@ -80,16 +65,5 @@ enum ChatBenchmark {
             log += "\n"
         }
         return log
-    }
-
-    struct SplitMix {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 }

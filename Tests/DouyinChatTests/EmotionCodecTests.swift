@@ -165,6 +165,25 @@ struct EmotionCodecTests {
         #expect(duplicated.key(forText: "[x]") == "a")
     }
 
+    @Test func tokensMatchByExactScalarsAtEveryLengthAroundThePackedLimit() {
+        // 31, 32 and 33 bytes: the last one goes through the byte-array index.
+        let tokens = [31, 32, 33, 60].map { "[" + String(repeating: "a", count: $0 - 2) + "]" }
+        let table = EmotionTable(dict: Dictionary(uniqueKeysWithValues: tokens.enumerated().map { ("k\($0.offset)", $0.element) }), array: [])
+        let longCodec = EmotionCodec(table: table)
+        for (offset, token) in tokens.enumerated() {
+            #expect(longCodec.key(forText: token) == "k\(offset)")
+            #expect(longCodec.segments(of: "x" + token + "y").map(\.emotionKey) == [nil, "k\(offset)", nil])
+            // The same length with another last byte, or a NUL added, is another token.
+            #expect(longCodec.key(forText: String(token.dropLast(2)) + "b]") == nil)
+            #expect(longCodec.key(forText: String(token.dropLast()) + "\0]") == nil)
+        }
+        // Canonically equivalent is not the same token: "[é]" precomposed vs e + combining acute.
+        let accented = EmotionCodec(table: EmotionTable(dict: ["e": "[\u{E9}]"], array: []))
+        #expect(accented.key(forText: "[\u{E9}]") == "e")
+        #expect(accented.key(forText: "[e\u{301}]") == nil)
+        #expect(accented.segments(of: "[e\u{301}]").map(\.emotionKey) == [nil])
+    }
+
     @Test func theFixtureTableIsTheCompiledInTable() throws {
         let table = try JSONDecoder().decode(EmotionTable.self, from: Fixtures.data("chat/emotion.json"))
         #expect(table == EmotionTable.standard)

@@ -11,29 +11,23 @@ import Foundation
 /// from the next `[`, so no input makes the parser look at a character twice.
 ///
 /// Characters here are Unicode scalars: a combining mark after `]` is a text segment of its
-/// own, so the segments always concatenate back to the exact input.
+/// own, so the segments always concatenate back to the exact input. A candidate matches a
+/// table text only when their scalars are identical: a canonically equivalent spelling (`é` as
+/// `e` + U+0301) is not that emotion.
 public struct EmotionCodec: Sendable {
     /// The table this codec recognises.
     public let table: EmotionTable
-    /// `[text]` → key. Two keys with the same text resolve to the smaller key.
-    private let keysByText: [String: String]
-    /// The longest `[text]` of the table in UTF-8 bytes: longer candidates skip the lookup.
-    private let longestToken: Int
+    /// `[text]` → key, by exact bytes. Two keys with the same text resolve to the smaller key.
+    private let tokens: TokenIndex
 
     /// A codec for `table` (the package's own ``EmotionTable/standard`` by default).
     public init(table: EmotionTable = .standard) {
         self.table = table
-        var index: [String: String] = [:]
-        for key in table.dict.keys.sorted() {
-            let text = table.dict[key]!
-            if index[text] == nil { index[text] = key }
-        }
-        keysByText = index
-        longestToken = table.dict.values.map(\.utf8.count).max() ?? 0
+        tokens = TokenIndex(table.dict)
     }
 
     /// The key whose `[text]` form is `text`, such as `weixiao` for `[微笑]`; `nil` when none.
-    public func key(forText text: String) -> String? { keysByText[text] }
+    public func key(forText text: String) -> String? { tokens.entry(for: text)?.key }
 
     /// The `[text]` form of the emotion `key`; `nil` when the table has no such key.
     public func text(forKey key: String) -> String? { table.dict[key] }
@@ -63,12 +57,12 @@ public struct EmotionCodec: Sendable {
         contiguous.withUTF8 { bytes in
             let count = bytes.count
             while position < count {
-                let byte = bytes[position]
-                guard byte == UInt8(ascii: "[") else {
-                    position16 += Self.utf16Width(lead: byte)
-                    position += 1
-                    continue
-                }
+                // Jump to the next `[` (memchr), then count the UTF-16 units skipped in a
+                // separate loop the compiler can vectorize: most of a chat log is plain text.
+                let next = Self.firstOpeningBracket(in: bytes, from: position)
+                position16 += Self.utf16Count(UnsafeBufferPointer(rebasing: bytes[position..<next]))
+                position = next
+                guard position < count else { break }
                 // A candidate: scan to the first `[`, `]` or newline.
                 var scan = position + 1, scan16 = position16 + 1
                 while scan < count {
@@ -85,11 +79,10 @@ public struct EmotionCodec: Sendable {
                     continue
                 }
                 let end = scan + 1, end16 = scan16 + 1
-                if end - position <= longestToken,
-                   let key = keysByText[String(decoding: UnsafeBufferPointer(rebasing: bytes[position..<end]), as: UTF8.self)] {
+                if let entry = tokens.entry(for: UnsafeBufferPointer(rebasing: bytes[position..<end])) {
                     flushText(upTo: position, position16)
                     let range = index(position)..<index(end)
-                    segments.append(EmotionSegment(kind: .emotion(key: key), text: table.dict[key]!, utf16Range: position16..<end16, range: range))
+                    segments.append(EmotionSegment(kind: .emotion(key: entry.key), text: entry.token, utf16Range: position16..<end16, range: range))
                     runStart = end
                     runStart16 = end16
                 }
@@ -150,6 +143,23 @@ public struct EmotionCodec: Sendable {
         var result = text
         result.removeSubrange(characterStart..<cursor)
         return (result, text.utf16.distance(from: text.utf16.startIndex, to: characterStart))
+    }
+
+    /// The offset of the first `[` at or after `start`, or `bytes.count` when there is none.
+    static func firstOpeningBracket(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        guard start < bytes.count, let base = bytes.baseAddress,
+              let found = memchr(base + start, Int32(UInt8(ascii: "[")), bytes.count - start) else { return bytes.count }
+        return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+    }
+
+    /// The UTF-16 length of valid UTF-8 `bytes`: one unit per scalar (every byte but a
+    /// continuation byte starts one), two for a four-byte scalar (lead byte ≥ 0xF0).
+    static func utf16Count(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        var units = 0
+        for byte in bytes {
+            units &+= (byte & 0xC0 != 0x80 ? 1 : 0) &+ (byte >= 0xF0 ? 1 : 0)
+        }
+        return units
     }
 
     /// How many UTF-16 units the scalar starting with this UTF-8 byte takes (0 for a
