@@ -1,4 +1,5 @@
 import DouyinFeed
+import DouyinModels
 import DouyinTestSupport
 import Foundation
 import Testing
@@ -101,15 +102,34 @@ struct PlannerTests {
         #expect(items[0].avatarURL != nil && items[0].coverURL != nil && items[0].videoURL != nil)
     }
 
-    @Test func unreadableBitrateIsUnknownNotAnError() throws {
+    @Test func bitrateComesFromTheModelsVideoBitRate() throws {
+        var json = try #require(try JSONSerialization.jsonObject(with: Fixtures.data("api/feed-large.json")) as? [String: Any])
+        var awemes = try #require(json["data"] as? [[String: Any]])
+        var video = try #require(awemes[1]["video"] as? [String: Any])
+        video["bit_rate"] = [["bit_rate": "1500000", "gear_name": "normal"], ["bit_rate": 700_000]]
+        awemes[1]["video"] = video
+        awemes[2]["video"] = ["duration": 1000]
+        json["data"] = awemes
+        let items = try FeedItem.items(fromFeedJSON: try JSONSerialization.data(withJSONObject: json))
+        // A digit string is read; the first level is the one played; none sent means unknown.
+        #expect(items[1].bitRate == 1_500_000)
+        #expect(items[2].bitRate == nil)
+        #expect(items[0].bitRate == 1_000_010 && items[3].bitRate == 1_000_013)
+        // An explicit bitrate wins over the aweme's.
+        let aweme = try JSONDecoder().decode(APIResponse<[Aweme]>.self, from: Fixtures.data("api/feed-large.json")).data?[0]
+        #expect(FeedItem(aweme: try #require(aweme), bitRate: 42).bitRate == 42)
+    }
+
+    @Test func aBitrateOfTheWrongTypeIsADecodingErrorNamingItsPath() throws {
         var json = try #require(try JSONSerialization.jsonObject(with: Fixtures.data("api/feed-large.json")) as? [String: Any])
         var awemes = try #require(json["data"] as? [[String: Any]])
         var video = try #require(awemes[1]["video"] as? [String: Any])
         video["bit_rate"] = "oops"
         awemes[1]["video"] = video
         json["data"] = awemes
-        let items = try FeedItem.items(fromFeedJSON: try JSONSerialization.data(withJSONObject: json))
-        #expect(items[1].bitRate == nil)
-        #expect(items[0].bitRate == 1_000_010 && items[2].bitRate == 1_000_012)
+        let error = try #require(throws: DecodingError.self) {
+            try FeedItem.items(fromFeedJSON: try JSONSerialization.data(withJSONObject: json))
+        }
+        #expect(error.jsonPath == "data[1].video.bit_rate")
     }
 }

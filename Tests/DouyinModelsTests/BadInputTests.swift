@@ -57,6 +57,8 @@ struct BadInputTests {
         Corruption(path: ["data", "0", "author", "nickname"], json: #"["not", "a", "name"]"#),
         Corruption(path: ["data", "2", "cha_list"], json: #""none""#),
         Corruption(path: ["data", "0", "aweme_id"], json: "123456789012345678901234"),
+        Corruption(path: ["data", "1", "video", "bit_rate", "0", "bit_rate"], json: #""fast""#),
+        Corruption(path: ["data", "2", "video", "bit_rate"], json: #""oops""#),
     ])
     func wrongTypeNamesThePath(_ corruption: Corruption) throws {
         let error = try #require(decodingError(feed(replacing: corruption.path, withJSON: corruption.json)))
@@ -83,6 +85,15 @@ struct BadInputTests {
     func nullIdentityNamesThePath(_ path: [String]) throws {
         let error = try #require(decodingError(feed(replacing: path, withJSON: "null")))
         #expect(error.jsonPath == Corruption(path: path, json: "null").expectedPath)
+    }
+
+    @Test func bitRateAsADigitStringIsReadAndWrittenBackAsANumber() throws {
+        let data = try feed(replacing: ["data", "3", "video", "bit_rate", "0", "bit_rate"], withJSON: #""1530000""#)
+        let awemes = try JSONDecoder().decode(APIResponse<[Aweme]>.self, from: data).value()
+        #expect(awemes[3].video?.bitRate == [BitRate(bitRate: 1_530_000, gearName: "normal_720", qualityType: 1)])
+        #expect(awemes[0].video?.bitRate?.first?.bitRate == 1_000_001)
+        let written = String(decoding: try JSONEncoder().encode(awemes[3].video), as: UTF8.self)
+        #expect(written.contains(#""bit_rate":[{"#) && written.contains(#""bit_rate":1530000"#))
     }
 
     @Test func nullOrMissingObjectsAreAbsent() throws {

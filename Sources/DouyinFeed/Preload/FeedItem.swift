@@ -25,14 +25,14 @@ public struct FeedItem: Sendable, Hashable {
     }
 
     /// The item of an aweme: the first URL of each image set, the length from
-    /// `video.duration` (milliseconds); the bitrate as given (`Video` does not carry the
-    /// feed's `bit_rate` list, see ``items(fromFeedJSON:)``).
+    /// `video.duration` (milliseconds), the bitrate from `bitRate` when given, else from the
+    /// first level of `video.bit_rate`.
     public init(aweme: Aweme, bitRate: Int? = nil) {
         self.init(
             videoURL: aweme.video?.playAddr?.urls.first,
             coverURL: aweme.video?.cover?.urls.first,
             avatarURL: aweme.author?.avatarThumb?.urls.first,
-            bitRate: bitRate,
+            bitRate: bitRate ?? aweme.video?.bitRate?.first?.bitRate,
             duration: aweme.video?.duration.map { .milliseconds($0) }
         )
     }
@@ -40,43 +40,9 @@ public struct FeedItem: Sendable, Hashable {
     /// The items of a feed response (`APIResponse<[Aweme]>` JSON), each with its bitrate from
     /// `video.bit_rate[0].bit_rate` when the feed sends one.
     ///
-    /// - Throws: the decoding error of the envelope or an aweme.
+    /// - Throws: the decoding error of the envelope or an aweme (it names the JSON path).
     public static func items(fromFeedJSON data: Data) throws -> [FeedItem] {
-        let decoder = JSONDecoder()
-        let awemes = try decoder.decode(APIResponse<[Aweme]>.self, from: data).data ?? []
-        // A second, lenient pass for the one field the models leave out; failures mean "unknown".
-        let rates = (try? decoder.decode(BitRateEnvelope.self, from: data))?.data ?? []
-        return awemes.enumerated().map { index, aweme in
-            FeedItem(aweme: aweme, bitRate: index < rates.count ? rates[index].video?.bitRate?.first?.bitRate : nil)
-        }
+        let awemes = try JSONDecoder().decode(APIResponse<[Aweme]>.self, from: data).data ?? []
+        return awemes.map { FeedItem(aweme: $0) }
     }
-}
-
-/// `{data: [{video: {bit_rate: [{bit_rate}]}}]}`, every level optional.
-private struct BitRateEnvelope: Decodable {
-    struct Item: Decodable {
-        struct VideoPart: Decodable {
-            struct Gear: Decodable {
-                let bitRate: Int?
-                enum CodingKeys: String, CodingKey { case bitRate = "bit_rate" }
-                init(from decoder: any Decoder) throws {
-                    let container = try decoder.container(keyedBy: CodingKeys.self)
-                    bitRate = try? container.decodeIfPresent(Int.self, forKey: .bitRate)
-                }
-            }
-            let bitRate: [Gear]?
-            enum CodingKeys: String, CodingKey { case bitRate = "bit_rate" }
-            init(from decoder: any Decoder) throws {
-                let container = try decoder.container(keyedBy: CodingKeys.self)
-                bitRate = try? container.decodeIfPresent([Gear].self, forKey: .bitRate)
-            }
-        }
-        let video: VideoPart?
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            video = try? container.decodeIfPresent(VideoPart.self, forKey: .video)
-        }
-        enum CodingKeys: String, CodingKey { case video }
-    }
-    let data: [Item]?
 }

@@ -137,9 +137,13 @@ public struct Video: Codable, Sendable, Hashable {
     public var ratio: String?
     /// Whether the files carry a watermark.
     public var hasWatermark: Bool?
+    /// The stream's quality levels with their bitrates (`bit_rate`), as sent: the captures
+    /// send one, Douyin's own API one per gear. `nil` when absent; see ``BitRate``.
+    public var bitRate: [BitRate]?
 
     enum CodingKeys: String, CodingKey {
         case cover, width, height, duration, ratio
+        case bitRate = "bit_rate"
         case playAddr = "play_addr"
         case playAddrLowbr = "play_addr_lowbr"
         case originCover = "origin_cover"
@@ -153,6 +157,38 @@ public struct Video: Codable, Sendable, Hashable {
 
     /// The length as a `Duration` (``duration`` is in milliseconds); `nil` when absent.
     public var length: Duration? { duration.map { .milliseconds($0) } }
+}
+
+/// One quality level of a video's stream (an element of `video.bit_rate`). Every field is `nil`
+/// when absent.
+public struct BitRate: Codable, Sendable, Hashable {
+    /// Bits per second (a number or a numeric string in the JSON, written back as a number).
+    public var bitRate: Int?
+    /// The level's name, such as `normal`.
+    public var gearName: String?
+    /// The API's code for the level.
+    public var qualityType: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case bitRate = "bit_rate"
+        case gearName = "gear_name"
+        case qualityType = "quality_type"
+    }
+
+    /// A level with no fields set.
+    public init(bitRate: Int? = nil, gearName: String? = nil, qualityType: Int? = nil) {
+        self.bitRate = bitRate
+        self.gearName = gearName
+        self.qualityType = qualityType
+    }
+
+    /// Decodes a level; nothing is required.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        bitRate = try c.decodeCountIfPresent(forKey: .bitRate)
+        gearName = try c.decodeIfPresent(String.self, forKey: .gearName)
+        qualityType = try c.decodeCountIfPresent(forKey: .qualityType)
+    }
 }
 
 /// A post's soundtrack. Every field is `nil` when absent, except the title and author ("").
