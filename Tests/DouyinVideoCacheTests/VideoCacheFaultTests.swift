@@ -62,23 +62,26 @@ struct VideoCacheFaultTests {
 
     @Test func cancellingAReaderStopsItsFetch() async throws {
         defer { folder.remove() }
-        let file = videoBytes(1_000_000)
-        let nginx = try NginxOrigin(extraLocations: "location /slow/ { limit_rate 400k; }")
+        // 3 MB paced at 400 kB/s (16 KB sends, no first-second burst): the rest takes ~7 s, far
+        // longer than a cancellation needs to reach the transfer even on a loaded machine (with
+        // 1 MB the whole file sometimes arrived before the cancel did, 2 failures in full runs).
+        let file = videoBytes(3_000_000)
+        let nginx = try NginxOrigin(extraLocations: "location /slow/ { limit_rate 400k; sendfile_max_chunk 16k; }")
         try nginx.serve(file, at: "/slow/b.mp4")
         let cache = try pathKeyedCache()
         let url = nginx.url("/slow/b.mp4")
         let reader = cache.reader(for: url)
-        for try await _ in reader.chunks(0..<1_000_000) { break }  // stop after the first chunk
+        for try await _ in reader.chunks(0..<3_000_000) { break }  // stop after the first chunk
         reader.close()
         let kept = cache.cachedRanges(for: url).ranges.first?.upperBound ?? 0
         let next = cache.reader(for: url)
         defer { next.close() }
-        #expect(try await next.read(0..<1_000_000) == file)
+        #expect(try await next.read(0..<3_000_000) == file)
         // Had the first fetch gone on, the second reader would have waited for it instead.
         let requests = nginx.requests()
         #expect(requests.count == 2)
-        #expect(requests.contains { $0.range == "bytes=0-999999" && $0.bytesSent < 1_000_000 })
-        #expect(requests.contains { $0.range.hasPrefix("bytes=") && $0.range != "bytes=0-999999" && $0.range.hasSuffix("-999999") })
+        #expect(requests.contains { $0.range == "bytes=0-2999999" && $0.bytesSent < 3_000_000 })
+        #expect(requests.contains { $0.range.hasPrefix("bytes=") && $0.range != "bytes=0-2999999" && $0.range.hasSuffix("-2999999") })
         #expect(kept > 0)
     }
 
