@@ -230,7 +230,7 @@ public final class LocalBackend: Sendable {
     /// One blocking HTTP/1.0 exchange over a plain socket: the harness must not share (or need)
     /// a URLSession with the code under test.
     private func debug(_ method: String, _ path: String, body: Data = Data()) throws -> Data {
-        guard let socketFD = Self.connectLoopback(port: port) else { throw StartError(description: "the backend on port \(port) is not running") }
+        guard let socketFD = connectLoopback(port: port) else { throw StartError(description: "the backend on port \(port) is not running") }
         defer { close(socketFD) }
         var request = Data("\(method) /_debug/\(path) HTTP/1.0\r\nHost: 127.0.0.1\r\nContent-Length: \(body.count)\r\n\r\n".utf8)
         request += body
@@ -256,26 +256,5 @@ public final class LocalBackend: Sendable {
         guard let socketFD = connectLoopback(port: port) else { return false }
         close(socketFD)
         return true
-    }
-
-    private static func connectLoopback(port: Int) -> Int32? {
-        #if canImport(Glibc)
-        let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let socketFD = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard socketFD >= 0 else { return nil }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        let connected = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
-        guard connected else {
-            close(socketFD)
-            return nil
-        }
-        return socketFD
     }
 }

@@ -123,7 +123,7 @@ public final class NginxOrigin: @unchecked Sendable {
     /// Sends `GET path` over a plain socket and reads until nginx closes; does nothing when
     /// nginx is not listening.
     private func roundTrip(_ path: String) {
-        guard let socketFD = Self.connectLoopback(port: port) else { return }
+        guard let socketFD = connectLoopback(port: port) else { return }
         defer { close(socketFD) }
         let request = Array("GET \(path) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".utf8)
         guard send(socketFD, request, request.count, 0) == request.count else { return }
@@ -186,24 +186,6 @@ public final class NginxOrigin: @unchecked Sendable {
         }
         guard bound else { throw StartError(description: "bind() failed") }
         return Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    /// A socket connected to `127.0.0.1:port`, or `nil` when nothing accepts there.
-    private static func connectLoopback(port: Int) -> Int32? {
-        let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socketFD >= 0 else { return nil }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        let connected = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
-        guard connected else {
-            close(socketFD)
-            return nil
-        }
-        return socketFD
     }
 
     /// Polls until the port accepts a connection (nginx's start-up, a few ms), for at most 10 s.
