@@ -19,16 +19,15 @@ import Darwin
 public final class VideoCache: Sendable {
     /// Tuning knobs; the defaults suit a feed of short videos.
     public struct Configuration: Sendable {
-        /// Bytes: a reader at most this far ahead of a running download waits for it rather
-        /// than starting its own request. Default 300,000 (the original player's 300 KB).
+        /// A reader this close (in bytes) ahead of a running download waits for it rather than
+        /// starting its own request (the original player used 300 KB).
         public var readOnThreshold: Int64 = 300_000
-        /// Bytes: held runs shorter than this between two missing ranges are fetched again so
-        /// the two become one request. Default 65,536 (64 KB).
+        /// Held runs shorter than this between two missing ranges are fetched again so the two
+        /// become one request.
         public var coalescingGap: Int64 = 64 * 1024
-        /// Bytes: how many newly written bytes are fsynced and indexed at a time; a kill loses
-        /// at most this many. Default 1,048,576 (1 MB).
+        /// How many newly written bytes are fsynced and indexed at a time; a kill loses at most this.
         public var persistInterval: Int64 = 1 << 20
-        /// The cache key of a URL; two URLs with one key share an entry. Default: the whole
+        /// The cache key of a URL; two URLs with one key share an entry. The default is the whole
         /// URL; strip signed query parameters (expiry, signature) here so a re-signed URL hits.
         public var cacheKey: @Sendable (URL) -> String = { $0.absoluteString }
 
@@ -50,24 +49,16 @@ public final class VideoCache: Sendable {
 
     /// The folder holding the data and index files.
     public let directory: URL
-    /// The most bytes of video kept on disk (indexes and the lock file not counted).
+    /// The most bytes kept on disk.
     public let sizeLimit: Int64
     private let origin: any VideoOrigin
     private let configuration: VideoCache.Configuration
     private let ledger: StorageLedger
-    private let files: FileIO
-    /// The live entries by key.
-    private let entries = LockedBox<[String: ResourceEntry]>([:])
+    private let entries = NSLockedDictionary()
 
     /// A cache in `directory` (created if needed) holding at most `sizeLimit` bytes, fetching
     /// from `origin` (HTTP by default). Entries already in the directory are picked up.
-    public convenience init(directory: URL, sizeLimit: Int64, origin: any VideoOrigin = URLSessionOrigin(), configuration: Configuration = Configuration()) throws(VideoCacheError) {
-        try self.init(directory: directory, sizeLimit: sizeLimit, origin: origin, configuration: configuration, files: FileIO())
-    }
-
-    /// A cache whose file I/O goes through `files`: tests inject a full disk or I/O errors there.
-    package init(directory: URL, sizeLimit: Int64, origin: any VideoOrigin, configuration: Configuration, files: FileIO) throws(VideoCacheError) {
-        self.files = files
+    public init(directory: URL, sizeLimit: Int64, origin: any VideoOrigin = URLSessionOrigin(), configuration: Configuration = Configuration()) throws(VideoCacheError) {
         self.directory = directory
         self.sizeLimit = sizeLimit
         self.origin = origin
@@ -91,10 +82,10 @@ public final class VideoCache: Sendable {
     public func cachedRanges(for url: URL) -> ByteRangeSet {
         let key = key(for: url)
         guard ledger.isRegistered(key) else { return ByteRangeSet() }
-        if let entry = entries.withLock({ $0[key] }) { return entry.ranges }
+        if let entry = entries.value(for: key) { return entry.ranges }
         // Only under the entry's lock is its index read.
         guard EntryLock.acquire(directory: directory.path, key: key) != nil else { return ByteRangeSet() }
-        return ResourceMetadata.load(from: metadataPath(key), key: key, files: files)?.rangesOnDisk(in: directory.path, files: files) ?? ByteRangeSet()
+        return ResourceMetadata.load(from: metadataPath(key), key: key)?.rangesOnDisk(in: directory.path) ?? ByteRangeSet()
     }
 
     /// Makes sure the first `bytes` of `url` are cached (for the next videos in a feed);
@@ -108,7 +99,7 @@ public final class VideoCache: Sendable {
     /// Drops `url`'s cached bytes; readers still open refetch what they read next.
     public func remove(for url: URL) {
         let key = key(for: url)
-        if !ledger.evict(key), let entry = entries.withLock({ $0[key] }) {
+        if !ledger.evict(key), let entry = entries.value(for: key) {
             entry.discardAll()
         }
     }
@@ -116,7 +107,7 @@ public final class VideoCache: Sendable {
     /// Drops every resource's cached bytes.
     public func removeAll() {
         for key in ledger.keys {
-            if !ledger.evict(key), let entry = entries.withLock({ $0[key] }) {
+            if !ledger.evict(key), let entry = entries.value(for: key) {
                 entry.discardAll()
             }
         }
@@ -150,7 +141,7 @@ public final class VideoCache: Sendable {
                 // Entries of evicted resources are idle; let them go.
                 table = table.filter { ledger.isRegistered($0.key) && $0.value.isStoring }
             }
-            let entry = ResourceEntry(key: key, url: url, directory: directory.path, origin: origin, configuration: configuration, ledger: ledger, files: files)
+            let entry = ResourceEntry(key: key, url: url, directory: directory.path, origin: origin, configuration: configuration, ledger: ledger)
             if entry.isStoring {
                 ledger.register(key, bytes: entry.ranges.byteCount, lastUse: Date().timeIntervalSince1970, dataFileName: entry.dataFileName, busy: 1, local: true)
             }
@@ -170,28 +161,43 @@ public final class VideoCache: Sendable {
         for name in names where EntryFiles.isKey(name.prefix(32)) {
             byKey[String(name.prefix(32)), default: []].append(name)
         }
-        for (key, names) in byKey {
+        for (key, files) in byKey {
             let metadataName = EntryFiles.metadataName(of: key)
             guard let lock = EntryLock.acquire(directory: path, key: key), lock.isFresh, lock.mode == .exclusive else {
                 // In use elsewhere: counted toward the size limit, never touched.
-                if let metadata = ResourceMetadata.load(from: path + "/" + metadataName, key: key, files: files) {
+                if let metadata = ResourceMetadata.load(from: path + "/" + metadataName, key: key) {
                     ledger.register(key, bytes: metadata.ranges.byteCount, lastUse: metadata.lastAccess, dataFileName: metadata.dataFileName)
                 }
                 continue
             }
             var kept: Set<String> = []
-            if let metadata = ResourceMetadata.load(from: path + "/" + metadataName, key: key, files: files) {
-                let ranges = metadata.rangesOnDisk(in: path, files: files)
+            if let metadata = ResourceMetadata.load(from: path + "/" + metadataName, key: key) {
+                let ranges = metadata.rangesOnDisk(in: path)
                 if !ranges.isEmpty {
                     kept = [metadataName, metadata.dataFileName]
                     ledger.register(key, bytes: ranges.byteCount, lastUse: metadata.lastAccess, dataFileName: metadata.dataFileName)
                 }
             }
-            for name in names where !kept.contains(name) {
+            for name in files where !kept.contains(name) {
                 // unlink(2) removes a planted symlink itself, never what it points to.
                 unlink(path + "/" + name)
             }
             withExtendedLifetime(lock) {}
         }
+    }
+}
+
+/// The live entries by key, behind a lock.
+private final class NSLockedDictionary: @unchecked Sendable {
+    // @unchecked Sendable: `table` is only touched under `lock`.
+    private let lock = NSLock()
+    private var table: [String: ResourceEntry] = [:]
+
+    func value(for key: String) -> ResourceEntry? {
+        lock.withLock { table[key] }
+    }
+
+    func withLock<Result>(_ body: (inout [String: ResourceEntry]) -> Result) -> Result {
+        lock.withLock { body(&table) }
     }
 }

@@ -1,5 +1,4 @@
 import DouyinKit
-import DouyinSupport
 import DouyinTestSupport
 import Foundation
 #if canImport(FoundationNetworking)
@@ -60,8 +59,7 @@ enum VideoBenchmark {
 
     /// (b) A cold 32 MB read from loopback nginx through the cache, against a plain download.
     static func coldRead(_ url: URL, scratch: URL) async throws {
-        let session = URLSessions.make()
-        defer { URLSessions.tearDown(session) }
+        let session = URLSession(configuration: .ephemeral)
         let baseline = try await bestTimeAsync(runs: 5) {
             var request = URLRequest(url: url)
             request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
@@ -125,24 +123,26 @@ func bestTimeAsync(runs: Int = 7, _ body: () async throws -> Void) async rethrow
 
 /// Times a plain URLSession download until its first body byte, then cancels it.
 final class FirstByte: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    // @unchecked Sendable: its one stored property is a Sendable LockedBox (NSObject subclasses
-    // cannot be checked).
-    private let continuation = LockedBox<CheckedContinuation<Void, any Error>?>(nil)
+    // @unchecked Sendable: `continuation` is only touched under `lock`.
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<Void, any Error>?
 
     static func wait(for url: URL) async throws {
         let delegate = FirstByte()
-        let session = URLSessions.make(delegate: delegate)
-        defer { URLSessions.tearDown(session) }
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil  // a task cancelled while its URL cache is read traps on Linux
+        let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        defer { session.finishTasksAndInvalidate() }
         var request = URLRequest(url: url)
         request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         try await withCheckedThrowingContinuation { continuation in
-            delegate.continuation.withLock { $0 = continuation }
+            delegate.lock.withLock { delegate.continuation = continuation }
             session.dataTask(with: request).resume()
         }
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let waiting = continuation.withLock { continuation -> CheckedContinuation<Void, any Error>? in
+        let waiting = lock.withLock { () -> CheckedContinuation<Void, any Error>? in
             defer { continuation = nil }
             return continuation
         }
@@ -153,7 +153,7 @@ final class FirstByte: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let waiting = continuation.withLock { continuation -> CheckedContinuation<Void, any Error>? in
+        let waiting = lock.withLock { () -> CheckedContinuation<Void, any Error>? in
             defer { continuation = nil }
             return continuation
         }
