@@ -105,13 +105,7 @@ public final class LocalBackend: Sendable {
         process.standardError = FileHandle.standardError
         try process.run()
         // The script prints `listening on HOST:PORT` once bound; reading blocks until then.
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line += chunk
-        }
-        let text = String(decoding: line, as: UTF8.self)
+        let text = output.firstLine()
         guard text.hasPrefix("listening on "), let port = text.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }),
               let baseURL = URL(string: "http://127.0.0.1:\(port)/douyin/") else {
             process.terminate()

@@ -2,28 +2,8 @@ import DouyinTestSupport
 import Foundation
 import Testing
 
-/// Starts Tests/DouyinChatTests/Servers/ws_test_server.py and returns its WebSocket port; the
-/// server exits when this process ends (its stdin closes).
-private let pushServerPort: Result<Int, any Error> = Result {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-    process.arguments = [Fixtures.packageRoot.appendingPathComponent("Tests/DouyinChatTests/Servers/ws_test_server.py").path]
-    let input = Pipe(), output = Pipe()
-    process.standardInput = input
-    process.standardOutput = output
-    try process.run()
-    var line = Data()
-    while !line.contains(UInt8(ascii: "\n")) {
-        let chunk = output.fileHandleForReading.availableData
-        if chunk.isEmpty { break }
-        line += chunk
-    }
-    let words = String(decoding: line, as: UTF8.self).split(separator: " ")
-    guard words.count == 3, let port = Int(words[1]) else { throw CocoaError(.fileReadCorruptFile) }
-    // Keep the pipe's write end open for the life of the test process.
-    _ = Unmanaged.passRetained(input)
-    return port
-}
+/// The WebSocket port of the shared test server (Tests/DouyinChatTests/Servers/ws_test_server.py).
+private var pushServerPort: Result<Int, any Error> { WebSocketTestServer.shared.map(\.wsPort) }
 
 @Suite("douyinkit chat listen")
 struct ChatVerbTests {

@@ -1,0 +1,73 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The Python WebSocket test server (Tests/DouyinChatTests/Servers/ws_test_server.py on
+/// Debian's python3-websockets), started on free loopback ports; it exits when its stdin closes.
+/// Used by the chat tests and the `chat listen` tool tests.
+public final class WebSocketTestServer: @unchecked Sendable {
+    // @unchecked: every stored property is set once in init; Process and Pipe are only read after.
+    /// One server for the whole test run; it exits when the test process ends (its stdin closes).
+    public static let shared = Result { try WebSocketTestServer() }
+
+    /// The port of the websockets-library server (echo, push, close codes).
+    public let wsPort: Int
+    /// The port of the raw asyncio server that breaks the protocol on purpose.
+    public let rawPort: Int
+    private let process: Process
+    private let input: Pipe
+
+    /// Starts the server and returns once it printed its ports.
+    public init() throws {
+        let script = Fixtures.packageRoot.appendingPathComponent("Tests/DouyinChatTests/Servers/ws_test_server.py")
+        process = Process()
+        // Debian's interpreter: the one on PATH may be another that cannot import python3-websockets.
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [script.path]
+        input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        let line = output.firstLine()
+        let words = line.split(whereSeparator: \.isWhitespace)
+        guard words.count == 3, words[0] == "PORTS", let ws = Int(words[1]), let raw = Int(words[2]) else {
+            process.terminate()
+            throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "ws_test_server.py did not start: \(line)"])
+        }
+        wsPort = ws
+        rawPort = raw
+    }
+
+    deinit {
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+    }
+
+    /// A URL on the websockets-library server, such as `url("/push?count=3")`.
+    public func url(_ path: String) -> URL { URL(string: "ws://127.0.0.1:\(wsPort)\(path)")! }
+    /// A URL on the raw server, such as `rawURL("/raw/masked")`.
+    public func rawURL(_ path: String) -> URL { URL(string: "ws://127.0.0.1:\(rawPort)\(path)")! }
+
+    /// The close code the client sent after the raw server's violation at `path` ("none" if none in 5 s).
+    public func lastClose(_ path: String) async throws -> String {
+        let (data, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(rawPort)/lastclose?path=\(path)")!)
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+extension Pipe {
+    /// The first line a started child process writes here (without waiting for more), for the
+    /// servers that print their port once bound; reading blocks until then, no sleeps. Empty or
+    /// partial when the process ends first.
+    package func firstLine() -> String {
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line += chunk
+        }
+        return String(decoding: line, as: UTF8.self)
+    }
+}
