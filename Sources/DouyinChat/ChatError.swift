@@ -1,3 +1,4 @@
+import DouyinAPI
 import Foundation
 
 /// What went wrong in DouyinChat: connecting, the WebSocket protocol, the server's messages.
@@ -28,8 +29,63 @@ public enum ChatError: Error, Sendable, Hashable {
     case pongTimeout
     /// A pushed message was not a `GroupChat`; `path` says where decoding stopped.
     case badMessage(path: String)
-    /// The gap fill after a reconnect failed; the text is the API error's.
-    case gapFillFailed(String)
+    /// The gap fill after a reconnect failed; the failure keeps the underlying error (the
+    /// ``DouyinAPI/APIError`` of `groupchat/list`, or a custom ``ChatHistorySource``'s error).
+    case gapFillFailed(GapFillFailure)
+
+    /// Why the gap fill after a reconnect failed, with the error underneath.
+    public enum GapFillFailure: Sendable, Hashable, CustomStringConvertible {
+        /// `groupchat/list` failed: the API client's error as it threw it (server code, HTTP
+        /// status, transport, decoding …).
+        case api(APIError)
+        /// The server did not answer and the API client answered from its offline fallback,
+        /// which is not history (bundled messages would show as new ones): refused.
+        /// `networkError` is the failure that made the client fall back; `nil` when it gave none.
+        case offlineFallback(networkError: APIError?)
+        /// A ``ChatHistorySource`` other than `APIClient` threw `error` (kept as thrown, so
+        /// `error as? MyStoreError` recovers it).
+        case source(any Error)
+
+        /// One line a person can act on.
+        public var description: String {
+            switch self {
+            case .api(let error): "\(error)"
+            case .offlineFallback(let networkError?): "the server did not answer (\(networkError)) and the offline fallback is not history"
+            case .offlineFallback(nil): "the server did not answer and the offline fallback is not history"
+            case .source(let error): "the history source failed: \(error)"
+            }
+        }
+
+        /// Equal when the cases and their errors are; two `source` errors are compared by type
+        /// and `String(reflecting:)`, as `any Error` has no equality of its own.
+        public static func == (lhs: Self, rhs: Self) -> Bool {
+            switch (lhs, rhs) {
+            case (.api(let left), .api(let right)): left == right
+            case (.offlineFallback(let left), .offlineFallback(let right)): left == right
+            case (.source(let left), .source(let right)): Self.identity(left) == Self.identity(right)
+            default: false
+            }
+        }
+
+        /// Hashes what `==` compares.
+        public func hash(into hasher: inout Hasher) {
+            switch self {
+            case .api(let error):
+                hasher.combine(0)
+                hasher.combine(error)
+            case .offlineFallback(let networkError):
+                hasher.combine(1)
+                hasher.combine(networkError)
+            case .source(let error):
+                hasher.combine(2)
+                hasher.combine(Self.identity(error))
+            }
+        }
+
+        private static func identity(_ error: any Error) -> String {
+            "\(String(reflecting: type(of: error))): \(String(reflecting: error))"
+        }
+    }
 }
 
 extension ChatError: CustomStringConvertible {
@@ -49,7 +105,7 @@ extension ChatError: CustomStringConvertible {
         case .unsupported(let why): "WebSocket transport unavailable: \(why)"
         case .pongTimeout: "no pong within the heartbeat timeout: connection dead"
         case .badMessage(let path): "pushed message is not a GroupChat (at \(path))"
-        case .gapFillFailed(let why): "could not fill the gap after reconnecting: \(why)"
+        case .gapFillFailed(let failure): "could not fill the gap after reconnecting: \(failure)"
         }
     }
 }

@@ -57,15 +57,19 @@ struct ChatBackendTests {
         // The same request answers from the bundled file…
         #expect(try await api.send(.groupChatList()).source == .fallback)
         // …but the gap fill refuses it rather than merge old messages as new ones.
+        // The refusal keeps the network failure that made the client fall back.
         await #expect {
             _ = try await api.latestMessages()
         } throws: { error in
-            guard case ChatError.gapFillFailed(let why) = error else { return false }
-            return why.contains("fallback")
+            guard case ChatError.gapFillFailed(.offlineFallback(let networkError?)) = error,
+                  case .transport(.groupChatList, let urlError) = networkError else { return false }
+            return urlError.code == .cannotConnectToHost && "\(error)".contains("offline fallback is not history")
         }
     }
 
-    @Test func aServerErrorFailsTheGapFillWithTheAPIError() async throws {
+    /// Pins: `gapFillFailed` kept only the API error's text, so a caller could not tell a
+    /// server code from a dropped connection without parsing a sentence.
+    @Test func gapFillFailedKeepsTheAPIErrorItself() async throws {
         let backend = try LocalBackend()
         defer { backend.stop() }
         try backend.respond(status: 200, body: #"{"code": 2001, "message": "no such group"}"#)
@@ -73,8 +77,9 @@ struct ChatBackendTests {
         await #expect {
             _ = try await api.latestMessages()
         } throws: { error in
-            guard case ChatError.gapFillFailed(let why) = error else { return false }
-            return why.contains("2001") && why.contains("groupchat/list")
+            guard case ChatError.gapFillFailed(.api(let apiError)) = error else { return false }
+            return apiError == .server(endpoint: .groupChatList, code: 2001, message: "no such group")
+                && "\(error)".contains("2001") && "\(error)".contains("groupchat/list")
         }
     }
 }

@@ -61,6 +61,32 @@ struct ChatConnectionTests {
         #expect(connection.state == .closed)
     }
 
+    /// Pins: a failing custom history source reached the app as text only
+    /// (`gapFillFailed(String)`); its error is now kept as thrown.
+    @Test func gapFillFailedKeepsACustomSourcesErrorAsThrown() async throws {
+        struct StoreError: Error, Equatable { let errno: Int32 }
+        struct FailingHistory: ChatHistorySource {
+            func latestMessages() async throws -> [GroupChat] { throw StoreError(errno: ENOSPC) }
+        }
+        let clock = TestClock()
+        let connection = ChatConnection(url: server.url("/push?count=1&then=drop&name=source&prefix=s"), udid: "u1", history: FailingHistory(),
+                                        transport: POSIXWebSocketTransport(), clock: clock, random: SeededRandom(seed: 7))
+        var iterator = connection.events.makeAsyncIterator()
+        connection.start()
+        let first = await events(of: connection, until: isWaiting, iterator: &iterator)
+        guard case .state(.waiting(_, let delay?))? = first.last else { Issue.record("\(first)"); return }
+        if delay > .zero {
+            await clock.waitForSleepers(1)
+            clock.advance(by: delay)
+        }
+        let seen = await events(of: connection, until: { if case .error(.gapFillFailed) = $0 { return true } else { return false } }, iterator: &iterator)
+        connection.stop()
+        guard case .error(.gapFillFailed(.source(let error)))? = seen.last else { Issue.record("\(seen)"); return }
+        #expect(error as? StoreError == StoreError(errno: ENOSPC))
+        #expect(ChatError.gapFillFailed(.source(error)) == .gapFillFailed(.source(StoreError(errno: ENOSPC))))
+        #expect(ChatError.gapFillFailed(.source(error)) != .gapFillFailed(.source(StoreError(errno: EIO))))
+    }
+
     @Test func aDeadConnectionIsFoundByTheHeartbeat() async throws {
         let clock = TestClock()
         let connection = ChatConnection(url: server.rawURL("/raw/nopong"), udid: nil, transport: POSIXWebSocketTransport(), clock: clock, random: SeededRandom(seed: 5))

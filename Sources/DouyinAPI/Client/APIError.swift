@@ -4,8 +4,8 @@ import FoundationNetworking
 #endif
 
 /// Why a call to the API failed: each case names the endpoint and keeps what the server or
-/// the network said.
-public enum APIError: Error, Sendable, CustomStringConvertible {
+/// the network said. Hashable, so errors that keep one (DouyinChat's) can be compared.
+public enum APIError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The server answered with the envelope's `code` ≠ 0 (HTTP 2xx); `message` as sent ("" when absent).
     case server(endpoint: Endpoint, code: Int, message: String)
     /// The server answered with an HTTP status outside 2xx; `bodyExcerpt` is the start of the

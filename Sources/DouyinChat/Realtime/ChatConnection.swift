@@ -210,7 +210,7 @@ public final class ChatConnection: Sendable {
                     } catch let error as ChatError {
                         self.continuation.yield(.error(error))
                     } catch {
-                        self.continuation.yield(.error(.gapFillFailed("\(error)")))
+                        self.continuation.yield(.error(.gapFillFailed(.source(error))))
                     }
                 }
             }

@@ -14,21 +14,20 @@ extension APIClient: ChatHistorySource {
     /// `groupchat/list` page 0 with the API's chat page size (20), from the server only.
     ///
     /// An answer from the client's offline fallback is refused with
-    /// ``ChatError/gapFillFailed(_:)``: bundled messages are not what was pushed during the
-    /// outage, and merging them would show old messages as new. Cancellation is rethrown as
-    /// `CancellationError`; any other failure becomes ``ChatError/gapFillFailed(_:)`` with the
-    /// ``DouyinAPI/APIError``'s text.
+    /// ``ChatError/gapFillFailed(_:)`` (``ChatError/GapFillFailure/offlineFallback(networkError:)``,
+    /// keeping the network failure behind it): bundled messages are not what was pushed during
+    /// the outage, and merging them would show old messages as new. Cancellation is rethrown as
+    /// `CancellationError`; a failed call becomes ``ChatError/GapFillFailure/api(_:)`` with the
+    /// ``DouyinAPI/APIError`` itself.
     public func latestMessages() async throws -> [GroupChat] {
         let result: APIResult<[GroupChat]>
         do {
             result = try await send(.groupChatList(page: 0))
-        } catch let error as CancellationError {
-            throw error
-        } catch {
-            throw ChatError.gapFillFailed("\(error)")
+        } catch let error as APIError {
+            throw ChatError.gapFillFailed(.api(error))
         }
         guard result.source == .network else {
-            throw ChatError.gapFillFailed("the server did not answer; the offline fallback is not history (\(result.fallbackReason.map { "\($0)" } ?? "no reason"))")
+            throw ChatError.gapFillFailed(.offlineFallback(networkError: result.fallbackReason))
         }
         return result.value
     }
