@@ -1,3 +1,4 @@
+import DouyinSupport
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -72,8 +73,7 @@ final class EntryLock: Sendable {
 
     private static let table = Table()
 
-    private final class Table: @unchecked Sendable {
-        // @unchecked Sendable: `files` and `holders` are only touched under `lock`.
+    private final class Table: Sendable {
         private struct OpenFile {
             let descriptor: Int32
             let writable: Bool
@@ -84,38 +84,41 @@ final class EntryLock: Sendable {
             let mode: Mode
         }
 
-        private let lock = NSLock()
-        private var files: [FileID: OpenFile] = [:]
-        private var holders: [Slot: Holding] = [:]
+        private struct Books {
+            var files: [FileID: OpenFile] = [:]
+            var holders: [Slot: Holding] = [:]
+        }
+
+        private let books = LockedBox(Books())
 
         func acquire(directory: String, offset: Int64) -> EntryLock? {
-            lock.withLock {
-                guard let (id, file) = openFile(in: directory) else {
+            books.withLock { books in
+                guard let (id, file) = Self.openFile(in: directory, files: &books.files) else {
                     return EntryLock(mode: .unlocked, isFresh: true, slot: nil)
                 }
                 let slot = Slot(file: id, offset: offset)
-                if var holding = holders[slot] {
+                if var holding = books.holders[slot] {
                     holding.count += 1
-                    holders[slot] = holding
+                    books.holders[slot] = holding
                     return EntryLock(mode: holding.mode, isFresh: false, slot: slot)
                 }
                 let mode: Mode = file.writable ? .exclusive : .shared
                 guard Self.setLock(file.descriptor, offset: offset, type: mode == .exclusive ? F_WRLCK : F_RDLCK) else { return nil }
-                holders[slot] = Holding(count: 1, mode: mode)
+                books.holders[slot] = Holding(count: 1, mode: mode)
                 return EntryLock(mode: mode, isFresh: true, slot: slot)
             }
         }
 
         func release(_ slot: Slot) {
-            lock.withLock {
-                guard var holding = holders[slot] else { return }
+            books.withLock { books in
+                guard var holding = books.holders[slot] else { return }
                 holding.count -= 1
                 if holding.count > 0 {
-                    holders[slot] = holding
+                    books.holders[slot] = holding
                     return
                 }
-                holders[slot] = nil
-                if let file = files[slot.file] {
+                books.holders[slot] = nil
+                if let file = books.files[slot.file] {
                     _ = Self.setLock(file.descriptor, offset: slot.offset, type: F_UNLCK)
                 }
             }
@@ -123,8 +126,8 @@ final class EntryLock: Sendable {
 
         /// The process's descriptor of the directory's lock file, opened (created if it can be)
         /// the first time. Found by device and inode, with `stat`, never by opening it again:
-        /// closing a second descriptor would drop the process's locks. Called under `lock`.
-        private func openFile(in directory: String) -> (FileID, OpenFile)? {
+        /// closing a second descriptor would drop the process's locks. Called under the lock.
+        private static func openFile(in directory: String, files: inout [FileID: OpenFile]) -> (FileID, OpenFile)? {
             let path = directory + "/" + EntryLock.fileName
             var info = stat()
             if lstat(path, &info) == 0 {

@@ -3,9 +3,9 @@ import Foundation
 /// An origin that serves `file://` URLs with HTTP range semantics, so the cache runs without a
 /// server (the demo, offline tools). Its ETag is the file's size and modification time.
 public struct FileOrigin: VideoOrigin {
-    /// Bytes per second to deliver at, simulating a slow link; `nil` for full speed.
+    /// Bytes per second to deliver at, simulating a slow link; `nil` (the default) for full speed.
     public var bytesPerSecond: Int?
-    /// The size of each body chunk.
+    /// Bytes in each body chunk; default 65,536 (64 KB), at least 1.
     public var chunkSize: Int
 
     /// A file origin, optionally throttled to `bytesPerSecond`.

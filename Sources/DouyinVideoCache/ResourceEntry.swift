@@ -8,8 +8,8 @@ import Foundation
 /// So a byte is fetched once however many readers want it, a slow reader buffers nothing in
 /// memory, and the index is the only truth about what is on disk.
 final class ResourceEntry: @unchecked Sendable {
-    // @unchecked Sendable: `state` is only touched under `lock`; `persistLock` orders the
-    // fsync-then-index writes; everything else is immutable.
+    // @unchecked Sendable: `state` is a LockedBox; `persistLock` orders the fsync-then-index
+    // writes; everything else is immutable.
 
     /// An origin request in flight, filling `[position, end)`. `end` can shrink when a reader
     /// far ahead starts its own request there.
@@ -42,7 +42,7 @@ final class ResourceEntry: @unchecked Sendable {
         case fail(VideoCacheError)
     }
 
-    private struct State {
+    fileprivate struct State {
         var info: VideoContentInfo?
         var ranges: ByteRangeSet
         /// Bumped whenever stored bytes are dropped (a new version, a remove).
@@ -94,45 +94,54 @@ final class ResourceEntry: @unchecked Sendable {
     private let origin: any VideoOrigin
     private let configuration: VideoCache.Configuration
     private let ledger: StorageLedger
-    private let lock = NSLock()
-    private let persistLock = NSLock()
-    private var state: State
+    private let files: FileIO
+    private let box: LockedBox<State>
+    /// Held around a whole index write (fsync, then the index) and around the drops that must
+    /// not interleave with one; it counts the index writes. Not a box of `Void`: Thread
+    /// Sanitizer reports the zero-sized value's access as racing with the lock's own load.
+    private let persistLock = LockedBox(0)
 
     /// Makes the entry of `key`, taking its lock first; only under the lock are its index and
     /// data file read. Without the lock (another process holds it) the entry stores nothing and
     /// fetches what it reads; in a directory it cannot write it serves what the index holds and
     /// fetches the rest uncached.
     init(key: String, url: URL, directory: String,
-         origin: any VideoOrigin, configuration: VideoCache.Configuration, ledger: StorageLedger) {
+         origin: any VideoOrigin, configuration: VideoCache.Configuration, ledger: StorageLedger, files: FileIO) {
         self.key = key
         self.url = url
         self.metadataPath = directory + "/" + EntryFiles.metadataName(of: key)
         self.origin = origin
         self.configuration = configuration
         self.ledger = ledger
+        self.files = files
         let lease = EntryLock.acquire(directory: directory, key: key)
         self.lease = lease
-        let metadata = lease == nil ? nil : ResourceMetadata.load(from: metadataPath, key: key)
+        let metadata = lease == nil ? nil : ResourceMetadata.load(from: metadataPath, key: key, files: files)
         let dataFileName = metadata?.dataFileName ?? EntryFiles.dataFileName(key: key, pathExtension: url.pathExtension)
         self.dataFileName = dataFileName
         self.dataPath = directory + "/" + dataFileName
-        state = State(info: nil, ranges: ByteRangeSet(), lastAccess: metadata?.lastAccess ?? Date().timeIntervalSince1970)
+        box = LockedBox(Self.opened(lease: lease, metadata: metadata, dataPath: dataPath, dataFileName: dataFileName, files: files))
+    }
+
+    /// The state of an entry just made: what its data file and index (read under its lock) hold.
+    private static func opened(lease: EntryLock?, metadata: ResourceMetadata?, dataPath: String, dataFileName: String, files: FileIO) -> State {
+        var state = State(info: nil, ranges: ByteRangeSet(), lastAccess: metadata?.lastAccess ?? Date().timeIntervalSince1970)
         guard let lease else {
             state.uncached = .disk("the entry is in use by another process")
-            return
+            return state
         }
         let writable = lease.mode == .exclusive
-        switch Result(catching: { () throws(SparseFile.Failure) -> SparseFile in try SparseFile(path: dataPath, create: false, writable: writable) }) {
+        switch Result(catching: { () throws(SystemError) -> SparseFile in try SparseFile(path: dataPath, create: false, writable: writable, files: files) }) {
         case .success(let file):
             state.file = file
         case .failure(let error) where error.code == ENOENT:
             break  // No data file: nothing is held, whatever an index says.
         case .failure(let error) where writable && [EACCES, EROFS, EPERM].contains(error.code):
-            state.file = try? SparseFile(path: dataPath, create: false, writable: false)
-            state.uncached = .disk("cannot write \(dataFileName): \(error.reason)")
+            state.file = try? SparseFile(path: dataPath, create: false, writable: false, files: files)
+            state.uncached = .file(name: dataFileName, call: error.call, errno: error.code)
         case .failure(let error):
             // A symlink, directory or device planted under the entry's name: refused.
-            state.uncached = .disk("cannot use \(dataFileName): \(error.reason)")
+            state.uncached = .file(name: dataFileName, call: error.call, errno: error.code)
         }
         if !writable, state.uncached == nil { state.uncached = .disk("the cache directory is read-only") }
         if let file = state.file, let metadata {
@@ -148,40 +157,42 @@ final class ResourceEntry: @unchecked Sendable {
                 }
             }
         }
+        return state
     }
 
     /// Why this entry does not store what it fetches; `nil` while it does.
-    var uncachedReason: String? {
-        locked { state.uncached?.description }
+    var uncachedError: VideoCacheError? {
+        locked { state in state.uncached }
     }
 
     /// Whether this entry's lock belongs to this process and so its files may be written.
     var isStoring: Bool { lease?.mode == .exclusive }
 
     /// Runs `body` under the lock, then wakes the readers it made ready, after unlocking.
-    private func locked<Result>(_ body: () throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer {
-            let woken = state.wakeups
-            state.wakeups.removeAll()
-            lock.unlock()
-            for continuation in woken { continuation.resume() }
+    private func locked<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+        var woken: [CheckedContinuation<Void, Never>] = []
+        defer { for continuation in woken { continuation.resume() } }
+        return try box.withLock { state in
+            defer {
+                woken = state.wakeups
+                state.wakeups.removeAll()
+            }
+            return try body(&state)
         }
-        return try body()
     }
 
     /// The byte ranges held now.
-    var ranges: ByteRangeSet { locked { state.ranges } }
+    var ranges: ByteRangeSet { locked { state in state.ranges } }
 
     /// What the origin said, if it has answered yet.
-    var info: VideoContentInfo? { locked { state.info } }
+    var info: VideoContentInfo? { locked { state in state.info } }
 
     // MARK: Reading
 
     /// Starts a read: the returned token names it for ``deliver(_:token:from:maxChunk:to:)``
     /// and ``cancelRead(_:)``.
     func beginRead() -> Int {
-        locked {
+        locked { state in
             state.nextID += 1
             state.reads[state.nextID] = []
             return state.nextID
@@ -209,7 +220,7 @@ final class ResourceEntry: @unchecked Sendable {
         do {
             while true {
                 if Task.isCancelled { throw VideoCacheError.cancelled }
-                switch locked({ plan(position, in: requested, from: source, token: token, maxChunk: maxChunk, handed: handed) }) {
+                switch locked({ state in plan(&state, position, in: requested, from: source, token: token, maxChunk: maxChunk, handed: handed) }) {
                 case .done:
                     release(token, cancelled: false)
                     return
@@ -228,7 +239,7 @@ final class ResourceEntry: @unchecked Sendable {
                         // The file is read outside the lock: if the bytes were dropped meanwhile
                         // (remove, a changed resource), what was read may be short or a hole's
                         // zeros. Then nothing is delivered and the read plans again from here.
-                        guard data.count == end - range.lowerBound, locked({ state.generation == generation }) else { continue }
+                        guard data.count == end - range.lowerBound, locked({ state in state.generation == generation }) else { continue }
                         try sink(data)
                         handed = epoch
                     }
@@ -261,7 +272,7 @@ final class ResourceEntry: @unchecked Sendable {
     }
 
     /// Decides the next step for the read `token` at `position`. Called under `lock`.
-    private func plan(_ position: Int64, in requested: Range<Int64>, from source: URL, token: Int, maxChunk: Int, handed: Int?) -> Step {
+    private func plan(_ state: inout State, _ position: Int64, in requested: Range<Int64>, from source: URL, token: Int, maxChunk: Int, handed: Int?) -> Step {
         guard let relied = state.reads[token] else { return .fail(.cancelled) }
         // Checked first, before `done`: a new version may also be shorter than the old.
         if let handed, handed != state.epoch { return .changed }
@@ -275,19 +286,19 @@ final class ResourceEntry: @unchecked Sendable {
             let gap = state.ranges.missing(in: position..<upper)[0]
             return .direct(gap)
         }
-        if let failed = relied.lazy.compactMap({ self.state.failures[$0] }).first {
+        if let failed = relied.compactMap({ state.failures[$0] }).first {
             return .fail(failed)
         }
         if let (id, download) = state.downloads.first(where: { $0.value.position <= position && position < $0.value.end }) {
             if position - download.position <= configuration.readOnThreshold {
-                rely(on: id, token: token)
+                rely(&state, on: id, token: token)
                 return .wait(version: state.version, position: position, until: wakeEnd(position, upper, maxChunk))
             }
             // Too far ahead to wait for: that download stops here and a new one starts.
             state.downloads[id]?.end = position
         }
-        let id = startDownload(at: position, upTo: upper, from: source)
-        rely(on: id, token: token)
+        let id = startDownload(&state, at: position, upTo: upper, from: source)
+        rely(&state, on: id, token: token)
         return .wait(version: state.version, position: position, until: wakeEnd(position, upper, maxChunk))
     }
 
@@ -300,14 +311,14 @@ final class ResourceEntry: @unchecked Sendable {
     }
 
     /// Called under `lock`.
-    private func rely(on id: Int, token: Int) {
+    private func rely(_ state: inout State, on id: Int, token: Int) {
         if state.reads[token]?.insert(id).inserted == true { state.demand[id, default: 0] += 1 }
     }
 
     /// Ends a read and lets go of the downloads it relied on; a cancelled read's downloads that
     /// nobody else needs are cancelled too. Ending a read twice does nothing.
     private func release(_ token: Int, cancelled: Bool) {
-        locked {
+        locked { state in
             guard let relied = state.reads.removeValue(forKey: token) else { return }
             for id in relied {
                 let remaining = (state.demand[id] ?? 1) - 1
@@ -321,18 +332,18 @@ final class ResourceEntry: @unchecked Sendable {
                     download.task?.cancel()
                 }
             }
-            if cancelled { signal() }
+            if cancelled { state.signal() }
         }
     }
 
     private func readFile(_ range: Range<Int64>, generation: Int) throws -> Data {
         do {
             // No file means the bytes were dropped since the plan: read as none held.
-            let data = try locked({ state.file })?.read(at: range.lowerBound, count: range.count) ?? Data()
+            let data = try locked({ state in state.file })?.read(at: range.lowerBound, count: range.count) ?? Data()
             if data.count == range.count { return data }
             // The file lost bytes the index holds (truncated behind our back): forget them,
             // unless the index has moved on to a new generation whose bytes these are not.
-            locked {
+            locked { state in
                 if state.generation == generation {
                     let cut = range.lowerBound + Int64(data.count)
                     state.ranges.removeAll(from: cut)
@@ -341,19 +352,19 @@ final class ResourceEntry: @unchecked Sendable {
             }
             return data
         } catch {
-            throw VideoCacheError.disk(error.reason)
+            throw VideoCacheError.file(name: dataFileName, call: error.call, errno: error.code)
         }
     }
 
     private func waitForChange(after version: Int, bytes wanted: Range<Int64>) async {
-        let token = locked { () -> Int in
+        let token = locked { state -> Int in
             state.nextID += 1
             return state.nextID
         }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                locked {
-                    if state.version != version || isHeld(wanted) || Task.isCancelled {
+                locked { state in
+                    if state.version != version || state.isHeld(wanted) || Task.isCancelled {
                         state.wakeups.append(continuation)
                     } else {
                         state.waiters[token] = Waiter(continuation: continuation, wanted: wanted)
@@ -361,30 +372,7 @@ final class ResourceEntry: @unchecked Sendable {
                 }
             }
         } onCancel: {
-            locked { state.waiters.removeValue(forKey: token) }?.continuation.resume()
-        }
-    }
-
-    /// Whether all of `wanted` is held. Called under `lock`.
-    private func isHeld(_ wanted: Range<Int64>) -> Bool {
-        (state.ranges.heldRunEnd(from: wanted.lowerBound) ?? wanted.lowerBound) >= wanted.upperBound
-    }
-
-    /// Records a change every reader must look at (a download ended, bytes were dropped,
-    /// caching stopped) and wakes them all once the lock is released. Called under `lock`.
-    private func signal() {
-        state.version += 1
-        let waiters = state.waiters.values
-        state.waiters.removeAll(keepingCapacity: true)
-        state.wakeups.append(contentsOf: waiters.lazy.map(\.continuation))
-    }
-
-    /// Wakes the readers whose wanted bytes are now all held, once the lock is released.
-    /// Called under `lock`.
-    private func signalProgress() {
-        for (token, waiter) in state.waiters where isHeld(waiter.wanted) {
-            state.waiters[token] = nil
-            state.wakeups.append(waiter.continuation)
+            locked { state in state.waiters.removeValue(forKey: token) }?.continuation.resume()
         }
     }
 
@@ -392,7 +380,7 @@ final class ResourceEntry: @unchecked Sendable {
 
     /// Plans a download from `position` (missing, not covered) through the gap and any small
     /// held gaps after it, stopping at the next download. Called under `lock`.
-    private func startDownload(at position: Int64, upTo upper: Int64, from source: URL) -> Int {
+    private func startDownload(_ state: inout State, at position: Int64, upTo upper: Int64, from source: URL) -> Int {
         let gaps = state.ranges.missing(in: position..<upper)
         var end = gaps[0].upperBound
         for gap in gaps.dropFirst() {
@@ -414,7 +402,7 @@ final class ResourceEntry: @unchecked Sendable {
     }
 
     private func run(_ id: Int, from source: URL) async {
-        guard let request = locked({ () -> OriginRequest? in
+        guard let request = locked({ state -> OriginRequest? in
             guard let download = state.downloads[id] else { return nil }
             return OriginRequest(url: source, range: download.start..<download.end, ifRange: state.info?.ifRangeValidator)
         }) else { return }
@@ -453,7 +441,7 @@ final class ResourceEntry: @unchecked Sendable {
                 adopt(VideoContentInfo(length: offset), for: id)
                 expectedEnd = offset
             }
-            try locked {
+            try locked { state in
                 guard let download = state.downloads[id], let expectedEnd else { return }
                 let target = min(download.end, expectedEnd)
                 if download.position < target {
@@ -479,8 +467,8 @@ final class ResourceEntry: @unchecked Sendable {
     /// bytes dropped meanwhile) and its answer was ignored.
     @discardableResult
     private func adopt(_ info: VideoContentInfo, for id: Int?) -> Int? {
-        persistLock.withLock {
-            let outcome = locked { () -> (epoch: Int, discarded: Int64?)? in
+        persistLock.withLock { _ in
+            let outcome = locked { state -> (epoch: Int, discarded: Int64?)? in
                 if let id {
                     guard let download = state.downloads[id], download.generation == state.generation else { return nil }
                 }
@@ -510,7 +498,7 @@ final class ResourceEntry: @unchecked Sendable {
                 let generation = state.generation  // read first: the optional-chained write below is one access
                 if let id { state.downloads[id]?.generation = generation }
                 if state.file?.isWritable == true { try? state.file?.truncate() } else { state.file = nil }
-                signal()
+                state.signal()
                 return (state.epoch, dropped)
             }
             guard let outcome else { return nil }
@@ -526,7 +514,7 @@ final class ResourceEntry: @unchecked Sendable {
     /// whether enough is unpersisted to write the index.
     private func accept(_ chunk: Data, at offset: Int64, for id: Int) throws -> (Bool, Bool) {
         ledger.countOriginBytes(Int64(chunk.count))
-        return try locked {
+        return try locked { state in
             // Callbacks can arrive after a cancel: a download no longer listed writes nothing.
             guard let download = state.downloads[id], download.generation == state.generation else { return (false, false) }
             let chunkRange = offset..<(offset + Int64(chunk.count))
@@ -535,28 +523,30 @@ final class ResourceEntry: @unchecked Sendable {
                 let added = state.ranges.missing(in: useful).reduce(Int64(0)) { $0 + Int64($1.count) }
                 guard ledger.admit(added, for: key) else {
                     state.uncached = .disk("over the size limit")
-                    signal()
+                    state.signal()
                     throw VideoCacheError.disk("over the size limit")
                 }
                 let slice = chunk[Self.indices(of: useful, in: chunk, at: offset)]  // a slice: no copy
-                do {
+                do throws(SystemError) {
                     if state.file == nil {
                         // The first byte stored makes the file; O_NOFOLLOW refuses a planted link.
-                        state.file = try SparseFile(path: dataPath, create: true, writable: true)
+                        state.file = try SparseFile(path: dataPath, create: true, writable: true, files: files)
                     }
                     try state.file?.write(slice, at: useful.lowerBound)
                 } catch {
-                    let reason = (error as? SparseFile.Failure)?.reason ?? "\(error)"
+                    // Nothing of this chunk is recorded as held: what reached the file before the
+                    // failure is a hole's worth of unknown bytes. Readers go on uncached.
+                    let failure = VideoCacheError.file(name: dataFileName, call: error.call, errno: error.code)
                     ledger.release(added, for: key)
-                    state.uncached = .disk(reason)
-                    signal()
-                    throw VideoCacheError.disk(reason)
+                    state.uncached = failure
+                    state.signal()
+                    throw failure
                 }
                 state.ranges.insert(useful)
                 state.dirty.formUnion(Self.blocks(of: useful))
                 state.downloads[id]?.position = useful.upperBound
                 state.unpersisted += Int64(useful.count)
-                signalProgress()
+                state.signalProgress()
             }
             let position = state.downloads[id]?.position ?? download.position
             return (position < download.end, state.unpersisted >= configuration.persistInterval)
@@ -564,17 +554,17 @@ final class ResourceEntry: @unchecked Sendable {
     }
 
     private func finish(_ id: Int, failure: VideoCacheError?) {
-        locked {
+        locked { state in
             guard state.downloads.removeValue(forKey: id) != nil else { return }
             if let failure, state.demand[id] != nil { state.failures[id] = failure }
-            signal()
+            state.signal()
         }
     }
 
     /// Fetches `range` from the origin without storing it (caching is off for this resource).
     /// Returns the bytes and the epoch (version) they belong to.
     private func fetchDirect(_ range: Range<Int64>, from source: URL) async throws -> (Data, epoch: Int) {
-        let request = OriginRequest(url: source, range: range, ifRange: locked { state.info?.ifRangeValidator })
+        let request = OriginRequest(url: source, range: range, ifRange: locked { state in state.info?.ifRangeValidator })
         let response = try await origin.fetch(request)
         var offset: Int64
         let epoch: Int
@@ -591,7 +581,7 @@ final class ResourceEntry: @unchecked Sendable {
             if let length {
                 return (Data(), adopt(VideoContentInfo(length: length), for: nil) ?? 0)
             }
-            return (Data(), locked {
+            return (Data(), locked { state in
                 state.info = state.info ?? VideoContentInfo(length: range.lowerBound)
                 return state.epoch
             })
@@ -618,19 +608,22 @@ final class ResourceEntry: @unchecked Sendable {
     /// Makes the index durable: fsync the data, then replace the metadata with the ranges that
     /// were written before the fsync.
     func persist() {
-        persistLock.withLock { saveMetadata() }
+        persistLock.withLock { writes in
+            writes += 1
+            saveMetadata()
+        }
     }
 
     /// Persists on another thread, so a download keeps taking in bytes during the fsync;
     /// requests made while one is pending share it.
     private func schedulePersist() {
-        let alreadyPending = locked {
+        let alreadyPending = locked { state in
             defer { state.persistPending = true }
             return state.persistPending
         }
         guard !alreadyPending else { return }
         Task.detached { [self] in
-            locked { state.persistPending = false }
+            locked { state in state.persistPending = false }
             persist()
         }
     }
@@ -639,7 +632,7 @@ final class ResourceEntry: @unchecked Sendable {
     private func saveMetadata() {
         // Only the lock holder writes the index, and only for a data file it made or opened to
         // write: an entry that stored nothing (a 404, a busy or read-only entry) leaves no files.
-        guard isStoring, let (file, snapshot, dirty) = locked({ () -> (SparseFile, ResourceMetadata, Set<Int64>)? in
+        guard isStoring, let (file, snapshot, dirty) = locked({ state -> (SparseFile, ResourceMetadata, Set<Int64>)? in
             guard let file = state.file, file.isWritable else { return nil }
             state.unpersisted = 0
             // A block not yet verified keeps its old checksum (summing it now could bless damaged
@@ -659,7 +652,7 @@ final class ResourceEntry: @unchecked Sendable {
             for part in parts {
                 guard let data = try? file.read(at: part.lowerBound, count: part.count), data.count == part.count else {
                     // Summed again at the next write rather than left with a stale checksum.
-                    locked { state.dirty.formUnion(dirty) }
+                    locked { state in state.dirty.formUnion(dirty) }
                     return
                 }
                 crc = CRC32C.checksum(data, seed: crc)
@@ -668,12 +661,12 @@ final class ResourceEntry: @unchecked Sendable {
         }
         let held = Set(Self.blocks(of: snapshot.ranges))
         metadata.checksums = metadata.checksums.filter { held.contains($0.key) }
-        locked {
+        locked { state in
             for block in dirty { state.checksums[block] = metadata.checksums[block] }
         }
         do {
             try file.sync()
-            try metadata.save(to: metadataPath)
+            try metadata.save(to: metadataPath, files: files)
         } catch {
             // The next persist retries; until then the old index still describes real bytes.
         }
@@ -681,13 +674,13 @@ final class ResourceEntry: @unchecked Sendable {
 
     /// Notes a read now, for LRU order.
     func touch() {
-        locked { state.lastAccess = Date().timeIntervalSince1970 }
+        locked { state in state.lastAccess = Date().timeIntervalSince1970 }
     }
 
     /// Drops every stored byte (``VideoCache/remove(for:)`` while readers are open).
     func discardAll() {
-        persistLock.withLock {
-            let dropped = locked { () -> Int64 in
+        persistLock.withLock { _ in
+            let dropped = locked { state -> Int64 in
                 let dropped = state.ranges.byteCount
                 state.generation += 1
                 state.ranges = ByteRangeSet()
@@ -697,7 +690,7 @@ final class ResourceEntry: @unchecked Sendable {
                 for download in state.downloads.values { download.task?.cancel() }
                 state.downloads.removeAll()
                 try? state.file?.truncate()
-                signal()
+                state.signal()
                 return dropped
             }
             ledger.release(dropped, for: key)
@@ -707,10 +700,10 @@ final class ResourceEntry: @unchecked Sendable {
 
     /// Cancels every download (the entry is being evicted or removed).
     func cancelAll() {
-        locked {
+        locked { state in
             for download in state.downloads.values { download.task?.cancel() }
             state.downloads.removeAll()
-            signal()
+            state.signal()
         }
     }
 
@@ -737,13 +730,13 @@ final class ResourceEntry: @unchecked Sendable {
     /// Checks the blocks of `range` not yet verified since the index was loaded; `false` when
     /// one failed (its bytes are dropped, to be fetched again).
     private func verify(_ range: Range<Int64>, generation: Int) -> Bool {
-        let pending = locked { () -> [(Int64, UInt32, [Range<Int64>])] in
+        let pending = locked { state -> [(Int64, UInt32, [Range<Int64>])] in
             Self.blocks(of: range).compactMap { block in
                 guard let parts = state.unverified[block] else { return nil }
                 return (block, state.checksums[block] ?? 0, parts)
             }
         }
-        guard !pending.isEmpty, let file = locked({ state.file }) else { return true }
+        guard !pending.isEmpty, let file = locked({ state in state.file }) else { return true }
         for (block, expected, parts) in pending {
             var crc: UInt32 = 0
             var intact = true
@@ -755,7 +748,7 @@ final class ResourceEntry: @unchecked Sendable {
                 crc = CRC32C.checksum(data, seed: crc)
             }
             intact = intact && crc == expected
-            let accepted = locked { () -> Bool in
+            let accepted = locked { state -> Bool in
                 guard state.generation == generation, state.unverified.removeValue(forKey: block) != nil else { return true }
                 guard !intact else { return true }
                 let dropped = state.ranges.held(in: Self.blockRange(block)).reduce(Int64(0)) { $0 + Int64($1.count) }
@@ -763,7 +756,7 @@ final class ResourceEntry: @unchecked Sendable {
                 state.checksums[block] = nil
                 state.dirty.insert(block)
                 if isStoring { ledger.release(dropped, for: key) }
-                signal()
+                state.signal()
                 return false
             }
             if !accepted { return false }
@@ -782,6 +775,30 @@ final class ResourceEntry: @unchecked Sendable {
         case let error as VideoCacheError: error
         case is CancellationError: .cancelled
         default: .network("\(error)")
+        }
+    }
+}
+
+/// The decisions every reader and download takes under the entry's lock.
+extension ResourceEntry.State {
+    /// Whether all of `wanted` is held.
+    func isHeld(_ wanted: Range<Int64>) -> Bool {
+        (ranges.heldRunEnd(from: wanted.lowerBound) ?? wanted.lowerBound) >= wanted.upperBound
+    }
+
+    /// Records a change every reader must look at (a download ended, bytes were dropped,
+    /// caching stopped) and wakes them all once the lock is released.
+    mutating func signal() {
+        version += 1
+        wakeups.append(contentsOf: waiters.values.lazy.map(\.continuation))
+        waiters.removeAll(keepingCapacity: true)
+    }
+
+    /// Wakes the readers whose wanted bytes are now all held, once the lock is released.
+    mutating func signalProgress() {
+        for (token, waiter) in waiters where isHeld(waiter.wanted) {
+            waiters[token] = nil
+            wakeups.append(waiter.continuation)
         }
     }
 }

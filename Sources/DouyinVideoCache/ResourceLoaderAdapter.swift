@@ -1,5 +1,6 @@
 #if canImport(AVFoundation)
 import AVFoundation
+import DouyinSupport
 #if canImport(UniformTypeIdentifiers)
 import UniformTypeIdentifiers
 #endif
@@ -17,16 +18,20 @@ import UniformTypeIdentifiers
 /// - Important: All logic lives in the portable core; this type only translates. It is not
 ///   exercised by the Linux test suite, which cannot load AVFoundation.
 public final class VideoCacheResourceLoader: NSObject, AVAssetResourceLoaderDelegate, @unchecked Sendable {
-    // @unchecked Sendable: `readers` and `tasks` are only touched under `lock`; the rest is immutable.
+    // @unchecked Sendable: the mutable parts live in `open`, a LockedBox; the rest is immutable
+    // (NSObject subclasses cannot be checked).
 
     /// The scheme prefix that routes an asset's requests to this delegate ("douyinkit-https").
     public static let schemePrefix = "douyinkit-"
 
     private let cache: VideoCache
     private let queue = DispatchQueue(label: "DouyinVideoCache.ResourceLoader")
-    private let lock = NSLock()
-    private var readers: [URL: VideoReader] = [:]
-    private var tasks: [ObjectIdentifier: Task<Void, Never>] = [:]
+    private struct Open {
+        var readers: [URL: VideoReader] = [:]
+        var tasks: [ObjectIdentifier: Task<Void, Never>] = [:]
+    }
+
+    private let open = LockedBox(Open())
 
     /// A loader answering from `cache`.
     public init(cache: VideoCache) {
@@ -49,29 +54,29 @@ public final class VideoCacheResourceLoader: NSObject, AVAssetResourceLoaderDele
 
     /// Cancels every running request and closes the readers.
     public func invalidate() {
-        let (running, open) = lock.withLock { () -> ([Task<Void, Never>], [VideoReader]) in
-            defer { tasks = [:]; readers = [:] }
-            return (Array(tasks.values), Array(readers.values))
+        let (running, readers) = open.withLock { open -> ([Task<Void, Never>], [VideoReader]) in
+            defer { open = Open() }
+            return (Array(open.tasks.values), Array(open.readers.values))
         }
         running.forEach { $0.cancel() }
-        open.forEach { $0.close() }
+        readers.forEach { $0.close() }
     }
 
     /// Starts answering a loading request from the cache.
     public func resourceLoader(_ resourceLoader: AVAssetResourceLoader,
                                shouldWaitForLoadingOfRequestedResource loadingRequest: AVAssetResourceLoadingRequest) -> Bool {
         guard let requestURL = loadingRequest.request.url, let url = Self.originURL(requestURL) else { return false }
-        let reader = lock.withLock { () -> VideoReader in
-            if let open = readers[url] { return open }
+        let reader = open.withLock { open -> VideoReader in
+            if let existing = open.readers[url] { return existing }
             let made = cache.reader(for: url)
-            readers[url] = made
+            open.readers[url] = made
             return made
         }
         let request = LoadingRequest(request: loadingRequest)
         let id = ObjectIdentifier(loadingRequest)
         // Made under the lock, so the task's own removal (which takes it) comes after its insertion.
-        lock.withLock {
-            tasks[id] = Task { [weak self] in
+        open.withLock { open in
+            open.tasks[id] = Task { [weak self] in
                 await request.answer(from: reader)
                 self?.forget(id)
             }
@@ -81,12 +86,12 @@ public final class VideoCacheResourceLoader: NSObject, AVAssetResourceLoaderDele
 
     /// Stops the fetches of a request the player gave up on (a seek, a new item).
     public func resourceLoader(_ resourceLoader: AVAssetResourceLoader, didCancel loadingRequest: AVAssetResourceLoadingRequest) {
-        let task = lock.withLock { tasks.removeValue(forKey: ObjectIdentifier(loadingRequest)) }
+        let task = open.withLock { $0.tasks.removeValue(forKey: ObjectIdentifier(loadingRequest)) }
         task?.cancel()
     }
 
     private func forget(_ id: ObjectIdentifier) {
-        lock.withLock { _ = tasks.removeValue(forKey: id) }
+        open.withLock { _ = $0.tasks.removeValue(forKey: id) }
     }
 
     /// The URL an asset made by ``asset(for:)`` stands for.

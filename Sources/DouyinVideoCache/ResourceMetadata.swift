@@ -1,3 +1,4 @@
+import DouyinSupport
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -38,16 +39,16 @@ struct ResourceMetadata: Codable, Sendable, Equatable {
 
     /// The indexed ranges that the data file in `directory` can really hold; none when it is
     /// absent or not a regular file (a symlink planted there is not followed).
-    func rangesOnDisk(in directory: String) -> ByteRangeSet {
-        guard let file = try? SparseFile(path: directory + "/" + dataFileName, create: false, writable: false) else { return ByteRangeSet() }
+    func rangesOnDisk(in directory: String, files: FileIO) -> ByteRangeSet {
+        guard let file = try? SparseFile(path: directory + "/" + dataFileName, create: false, writable: false, files: files) else { return ByteRangeSet() }
         return ranges(inFileOf: file.size())
     }
 
     /// Reads the metadata file of `key`; `nil` when absent, unreadable, of another version, not
     /// a regular file (a planted symlink is not followed), or naming a data file other than one
     /// ``EntryFiles`` derives from the key: a name is never taken from disk on trust.
-    static func load(from path: String, key: String) -> ResourceMetadata? {
-        guard let file = try? SparseFile(path: path, create: false, writable: false),
+    static func load(from path: String, key: String, files: FileIO) -> ResourceMetadata? {
+        guard let file = try? SparseFile(path: path, create: false, writable: false, files: files),
               let data = try? file.read(at: 0, count: Int(clamping: min(file.size(), 16 << 20))),
               let metadata = try? JSONDecoder().decode(ResourceMetadata.self, from: data),
               metadata.version == currentVersion,
@@ -57,27 +58,22 @@ struct ResourceMetadata: Codable, Sendable, Equatable {
 
     /// Replaces the file at `path` atomically and durably: temp file, fsync, rename, fsync of
     /// the directory, so a kill at any point leaves either the old or the new index.
-    func save(to path: String) throws(SparseFile.Failure) {
+    func save(to path: String, files: FileIO) throws(SystemError) {
         let encoded: Data
-        do { encoded = try JSONEncoder().encode(self) } catch { throw SparseFile.Failure(call: "JSONEncoder", code: EINVAL) }
+        do { encoded = try JSONEncoder().encode(self) } catch { throw SystemError(call: "JSONEncoder", code: EINVAL) }
         let temporary = path + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let file = try SparseFile(path: temporary)
         do {
+            let file = try SparseFile(path: temporary, files: files)
             try file.write(encoded, at: 0)
             try file.sync()
+            try files.rename(temporary, to: path)
         } catch {
-            unlink(temporary)
+            files.remove(temporary)
             throw error
         }
-        guard rename(temporary, path) == 0 else {
-            let code = errno
-            unlink(temporary)
-            throw SparseFile.Failure(call: "rename", code: code)
-        }
-        let directory = open((path as NSString).deletingLastPathComponent, O_RDONLY | O_CLOEXEC)
-        if directory >= 0 {
-            fsync(directory)
-            close(directory)
+        if let directory = try? files.open((path as NSString).deletingLastPathComponent, flags: O_RDONLY) {
+            try? files.sync(directory)
+            files.close(directory)
         }
     }
 }

@@ -1,3 +1,4 @@
+import DouyinSupport
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -10,8 +11,7 @@ import Darwin
 ///
 /// Lock order: an entry may call in here while holding its own lock; this type never calls
 /// into an entry while holding its lock, so the two cannot deadlock.
-final class StorageLedger: @unchecked Sendable {
-    // @unchecked Sendable: `books` is only touched under `lock`.
+final class StorageLedger: Sendable {
     private struct Account {
         var bytes: Int64 = 0
         var lastUse: Double
@@ -32,8 +32,7 @@ final class StorageLedger: @unchecked Sendable {
 
     let directory: String
     let sizeLimit: Int64
-    private let lock = NSLock()
-    private var books = Books()
+    private let books = LockedBox(Books())
 
     init(directory: String, sizeLimit: Int64) {
         self.directory = directory
@@ -42,7 +41,7 @@ final class StorageLedger: @unchecked Sendable {
 
     /// Registers a resource found on disk or just created, with `busy` uses already open.
     func register(_ key: String, bytes: Int64, lastUse: Double, dataFileName: String, busy: Int = 0, local: Bool = false) {
-        lock.withLock {
+        books.withLock { books in
             if let old = books.accounts[key] { books.total -= old.bytes }
             books.accounts[key] = Account(bytes: bytes, lastUse: lastUse, busy: busy, dataFileName: dataFileName, local: local)
             books.total += bytes
@@ -53,7 +52,7 @@ final class StorageLedger: @unchecked Sendable {
     /// the books, having never been registered or having been evicted.
     @discardableResult
     func retain(_ key: String) -> Bool {
-        lock.withLock {
+        books.withLock { books in
             guard books.accounts[key] != nil else { return false }
             books.accounts[key]?.busy += 1
             books.accounts[key]?.lastUse = Date().timeIntervalSince1970
@@ -63,7 +62,7 @@ final class StorageLedger: @unchecked Sendable {
 
     /// Ends one use of a resource.
     func releaseUse(_ key: String) {
-        lock.withLock { books.accounts[key]?.busy -= 1 }
+        books.withLock { $0.accounts[key]?.busy -= 1 }
     }
 
     /// A running download keeps its resource busy, like a reader.
@@ -77,12 +76,12 @@ final class StorageLedger: @unchecked Sendable {
     /// their files deleted; the caller drops its entry objects through ``takeEvicted()``.
     func admit(_ count: Int64, for key: String) -> Bool {
         guard count > 0 else { return true }
-        return lock.withLock {
+        return books.withLock { books in
             var skipped: Set<String> = []
             while books.total + count > sizeLimit {
                 let idle = books.accounts.filter { $0.key != key && $0.value.busy == 0 && $0.value.bytes > 0 && !skipped.contains($0.key) }
                 guard let victim = idle.min(by: { $0.value.lastUse < $1.value.lastUse }) else { return false }
-                if !evictLocked(victim.key) { skipped.insert(victim.key) }
+                if !Self.evict(victim.key, from: &books, directory: directory) { skipped.insert(victim.key) }
             }
             books.total += count
             books.accounts[key]?.bytes += count
@@ -92,7 +91,7 @@ final class StorageLedger: @unchecked Sendable {
 
     /// Returns `count` bytes of `key` to the budget (they were discarded).
     func release(_ count: Int64, for key: String) {
-        lock.withLock {
+        books.withLock { books in
             books.total -= count
             books.accounts[key]?.bytes -= count
         }
@@ -100,34 +99,33 @@ final class StorageLedger: @unchecked Sendable {
 
     /// Counts bytes received from the origin.
     func countOriginBytes(_ count: Int64) {
-        lock.withLock { books.originBytes += count }
+        books.withLock { $0.originBytes += count }
     }
 
     /// Deletes an idle resource's files and forgets it; `false` if it is busy.
     func evict(_ key: String) -> Bool {
-        lock.withLock {
+        books.withLock { books in
             guard let account = books.accounts[key], account.busy == 0 else { return false }
-            return evictLocked(key)
+            return Self.evict(key, from: &books, directory: directory)
         }
     }
 
     /// Whether `key` is on the books (registered and not evicted since).
     func isRegistered(_ key: String) -> Bool {
-        lock.withLock { books.accounts[key] != nil }
+        books.withLock { $0.accounts[key] != nil }
     }
 
     /// The keys on the books.
-    var keys: [String] { lock.withLock { Array(books.accounts.keys) } }
+    var keys: [String] { books.withLock { books in Array(books.accounts.keys) } }
 
     /// Totals for ``VideoCache/statistics``.
     var snapshot: (stored: Int64, resources: Int, originBytes: Int64, evictions: Int) {
-        lock.withLock { (books.total, books.accounts.count, books.originBytes, books.evictions) }
+        books.withLock { books in (books.total, books.accounts.count, books.originBytes, books.evictions) }
     }
 
     /// Deletes a resource's files; `false` (and nothing done) when it is not this cache's and
     /// its lock cannot be taken fresh: another process, or another cache here, is using it.
-    @discardableResult
-    private func evictLocked(_ key: String) -> Bool {
+    private static func evict(_ key: String, from books: inout Books, directory: String) -> Bool {
         guard let account = books.accounts[key] else { return false }
         let lock = account.local ? nil : EntryLock.acquire(directory: directory, key: key)
         if !account.local {

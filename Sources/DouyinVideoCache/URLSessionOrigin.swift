@@ -1,3 +1,4 @@
+import DouyinSupport
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -25,23 +26,15 @@ public final class URLSessionOrigin: VideoOrigin {
     /// cancelled while FoundationNetworking reads its URL cache traps the process.
     public init(configuration: URLSessionConfiguration = .default, maxBufferedBytes: Int = 8 << 20) {
         self.maxBufferedBytes = max(1, maxBufferedBytes)
-        configuration.urlCache = nil
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         queue.name = "DouyinVideoCache.URLSessionOrigin"
-        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
+        session = URLSessions.make(configuration: configuration, delegate: delegate, delegateQueue: queue)
     }
 
     deinit {
-        // The session holds its delegate until invalidated. Tasks are cancelled from the
-        // session's own queue, not by invalidateAndCancel(), which walks FoundationNetworking's
-        // task registry from the calling thread.
-        let session = session
-        session.getAllTasks { tasks in
-            tasks.forEach { $0.cancel() }
-            session.finishTasksAndInvalidate()
-        }
+        // The session holds its delegate until invalidated.
+        URLSessions.tearDown(session)
     }
 
     /// Sends `Range: bytes=a-b` (and `If-Range` when given) and returns at the response head.
@@ -80,21 +73,21 @@ public final class URLSessionOrigin: VideoOrigin {
 
 /// Routes a session's callbacks to the request that owns each task.
 private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    // @unchecked Sendable: `transfers` is only touched under `lock`.
+    // @unchecked Sendable: its one stored property is a Sendable LockedBox (NSObject subclasses
+    // cannot be checked).
     private struct Transfer {
         var head: CheckedContinuation<HTTPURLResponse, any Error>?
         let body: ChunkChannel
     }
 
-    private let lock = NSLock()
-    private var transfers: [Int: Transfer] = [:]
+    private let transfers = LockedBox<[Int: Transfer]>([:])
 
     func register(_ task: URLSessionTask, head: CheckedContinuation<HTTPURLResponse, any Error>, body: ChunkChannel) {
-        lock.withLock { transfers[task.taskIdentifier] = Transfer(head: head, body: body) }
+        transfers.withLock { $0[task.taskIdentifier] = Transfer(head: head, body: body) }
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse, completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
-        let head = lock.withLock { () -> CheckedContinuation<HTTPURLResponse, any Error>? in
+        let head = transfers.withLock { transfers -> CheckedContinuation<HTTPURLResponse, any Error>? in
             defer { transfers[dataTask.taskIdentifier]?.head = nil }
             return transfers[dataTask.taskIdentifier]?.head
         }
@@ -110,12 +103,12 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         // Callbacks already queued still arrive after cancel(); a finished channel drops them.
-        let body = lock.withLock { transfers[dataTask.taskIdentifier]?.body }
+        let body = transfers.withLock { $0[dataTask.taskIdentifier]?.body }
         body?.append(data)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        guard let transfer = lock.withLock({ transfers.removeValue(forKey: task.taskIdentifier) }) else { return }
+        guard let transfer = transfers.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
         let failure = error.map(Self.describe)
         if let head = transfer.head {
             head.resume(throwing: failure ?? VideoCacheError.invalidResponse("no response"))
@@ -150,15 +143,17 @@ private final class TransferOwner: Sendable {
 /// the consumer is busy are joined, so it wakes once per batch rather than once per 16 KB
 /// callback; the batch is as large as the consumer is slow (here: one disk write behind), up
 /// to `limit` bytes, past which the transfer is stopped rather than buffered.
-final class ChunkChannel: @unchecked Sendable {
-    // @unchecked Sendable: all state is only touched under `lock`.
-    private let lock = NSLock()
+final class ChunkChannel: Sendable {
+    private struct State {
+        var pending = Data()
+        var finished = false
+        var failure: (any Error & Sendable)?
+        var waiter: CheckedContinuation<Data?, any Error>?
+    }
+
+    private let state = LockedBox(State())
     private let limit: Int
     private let stopTransfer: @Sendable () -> Void
-    private var pending = Data()
-    private var finished = false
-    private var failure: (any Error)?
-    private var waiter: CheckedContinuation<Data?, any Error>?
 
     /// A channel holding at most `limit` bytes for its consumer; `stopTransfer` is called once
     /// when a chunk would take it past that.
@@ -168,25 +163,22 @@ final class ChunkChannel: @unchecked Sendable {
     }
 
     /// Whether the body has ended (finished, failed, or stopped for the consumer).
-    var isFinished: Bool { lock.withLock { finished } }
+    var isFinished: Bool { state.withLock { $0.finished } }
 
     /// Adds bytes; ignored once finished. A chunk that takes the buffer past the limit is still
     /// kept (so every transfer makes progress), and ends the body after it.
     func append(_ data: Data) {
-        var overran = false
-        let handOff = lock.withLock { () -> CheckedContinuation<Data?, any Error>? in
-            guard !finished else { return nil }
-            if let waiter {
-                self.waiter = nil
-                return waiter
+        let (handOff, overran) = state.withLock { state -> (CheckedContinuation<Data?, any Error>?, Bool) in
+            guard !state.finished else { return (nil, false) }
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return (waiter, false)
             }
-            pending.append(data)
-            if pending.count > limit {
-                finished = true
-                failure = URLSessionOrigin.ConsumerFellBehind()
-                overran = true
-            }
-            return nil
+            state.pending.append(data)
+            guard state.pending.count > limit else { return (nil, false) }
+            state.finished = true
+            state.failure = URLSessionOrigin.ConsumerFellBehind()
+            return (nil, true)
         }
         handOff?.resume(returning: data)
         if overran { stopTransfer() }
@@ -194,12 +186,12 @@ final class ChunkChannel: @unchecked Sendable {
 
     /// Ends the body, with an error if the transfer failed.
     func finish(throwing error: VideoCacheError?) {
-        let handOff = lock.withLock { () -> CheckedContinuation<Data?, any Error>? in
-            guard !finished else { return nil }
-            finished = true
-            failure = error
-            defer { waiter = nil }
-            return pending.isEmpty ? waiter : nil
+        let handOff = state.withLock { state -> CheckedContinuation<Data?, any Error>? in
+            guard !state.finished else { return nil }
+            state.finished = true
+            state.failure = error
+            defer { state.waiter = nil }
+            return state.pending.isEmpty ? state.waiter : nil
         }
         if let error { handOff?.resume(throwing: error) } else { handOff?.resume(returning: nil) }
     }
@@ -207,13 +199,13 @@ final class ChunkChannel: @unchecked Sendable {
     /// The bytes received since the last call, waiting for some; `nil` at the end.
     func next() async throws -> Data? {
         try await withCheckedThrowingContinuation { continuation in
-            let ready = lock.withLock { () -> Result<Data?, any Error>? in
-                if !pending.isEmpty {
-                    defer { pending = Data() }
-                    return .success(pending)
+            let ready = state.withLock { state -> Result<Data?, any Error>? in
+                if !state.pending.isEmpty {
+                    defer { state.pending = Data() }
+                    return .success(state.pending)
                 }
-                if finished { return failure.map { .failure($0) } ?? .success(nil) }
-                waiter = continuation
+                if state.finished { return state.failure.map { .failure($0) } ?? .success(nil) }
+                state.waiter = continuation
                 return nil
             }
             if let ready { continuation.resume(with: ready) }

@@ -19,15 +19,16 @@ import Darwin
 public final class VideoCache: Sendable {
     /// Tuning knobs; the defaults suit a feed of short videos.
     public struct Configuration: Sendable {
-        /// A reader this close (in bytes) ahead of a running download waits for it rather than
-        /// starting its own request (the original player used 300 KB).
+        /// Bytes: a reader at most this far ahead of a running download waits for it rather
+        /// than starting its own request. Default 300,000 (the original player's 300 KB).
         public var readOnThreshold: Int64 = 300_000
-        /// Held runs shorter than this between two missing ranges are fetched again so the two
-        /// become one request.
+        /// Bytes: held runs shorter than this between two missing ranges are fetched again so
+        /// the two become one request. Default 65,536 (64 KB).
         public var coalescingGap: Int64 = 64 * 1024
-        /// How many newly written bytes are fsynced and indexed at a time; a kill loses at most this.
+        /// Bytes: how many newly written bytes are fsynced and indexed at a time; a kill loses
+        /// at most this many. Default 1,048,576 (1 MB).
         public var persistInterval: Int64 = 1 << 20
-        /// The cache key of a URL; two URLs with one key share an entry. The default is the whole
+        /// The cache key of a URL; two URLs with one key share an entry. Default: the whole
         /// URL; strip signed query parameters (expiry, signature) here so a re-signed URL hits.
         public var cacheKey: @Sendable (URL) -> String = { $0.absoluteString }
 
@@ -49,16 +50,24 @@ public final class VideoCache: Sendable {
 
     /// The folder holding the data and index files.
     public let directory: URL
-    /// The most bytes kept on disk.
+    /// The most bytes of video kept on disk (indexes and the lock file not counted).
     public let sizeLimit: Int64
     private let origin: any VideoOrigin
     private let configuration: VideoCache.Configuration
     private let ledger: StorageLedger
-    private let entries = NSLockedDictionary()
+    private let files: FileIO
+    /// The live entries by key.
+    private let entries = LockedBox<[String: ResourceEntry]>([:])
 
     /// A cache in `directory` (created if needed) holding at most `sizeLimit` bytes, fetching
     /// from `origin` (HTTP by default). Entries already in the directory are picked up.
-    public init(directory: URL, sizeLimit: Int64, origin: any VideoOrigin = URLSessionOrigin(), configuration: Configuration = Configuration()) throws(VideoCacheError) {
+    public convenience init(directory: URL, sizeLimit: Int64, origin: any VideoOrigin = URLSessionOrigin(), configuration: Configuration = Configuration()) throws(VideoCacheError) {
+        try self.init(directory: directory, sizeLimit: sizeLimit, origin: origin, configuration: configuration, files: FileIO())
+    }
+
+    /// A cache whose file I/O goes through `files`: tests inject a full disk or I/O errors there.
+    package init(directory: URL, sizeLimit: Int64, origin: any VideoOrigin, configuration: Configuration, files: FileIO) throws(VideoCacheError) {
+        self.files = files
         self.directory = directory
         self.sizeLimit = sizeLimit
         self.origin = origin
@@ -82,10 +91,10 @@ public final class VideoCache: Sendable {
     public func cachedRanges(for url: URL) -> ByteRangeSet {
         let key = key(for: url)
         guard ledger.isRegistered(key) else { return ByteRangeSet() }
-        if let entry = entries.value(for: key) { return entry.ranges }
+        if let entry = entries.withLock({ $0[key] }) { return entry.ranges }
         // Only under the entry's lock is its index read.
         guard EntryLock.acquire(directory: directory.path, key: key) != nil else { return ByteRangeSet() }
-        return ResourceMetadata.load(from: metadataPath(key), key: key)?.rangesOnDisk(in: directory.path) ?? ByteRangeSet()
+        return ResourceMetadata.load(from: metadataPath(key), key: key, files: files)?.rangesOnDisk(in: directory.path, files: files) ?? ByteRangeSet()
     }
 
     /// Makes sure the first `bytes` of `url` are cached (for the next videos in a feed);
@@ -99,7 +108,7 @@ public final class VideoCache: Sendable {
     /// Drops `url`'s cached bytes; readers still open refetch what they read next.
     public func remove(for url: URL) {
         let key = key(for: url)
-        if !ledger.evict(key), let entry = entries.value(for: key) {
+        if !ledger.evict(key), let entry = entries.withLock({ $0[key] }) {
             entry.discardAll()
         }
     }
@@ -107,7 +116,7 @@ public final class VideoCache: Sendable {
     /// Drops every resource's cached bytes.
     public func removeAll() {
         for key in ledger.keys {
-            if !ledger.evict(key), let entry = entries.value(for: key) {
+            if !ledger.evict(key), let entry = entries.withLock({ $0[key] }) {
                 entry.discardAll()
             }
         }
@@ -141,7 +150,7 @@ public final class VideoCache: Sendable {
                 // Entries of evicted resources are idle; let them go.
                 table = table.filter { ledger.isRegistered($0.key) && $0.value.isStoring }
             }
-            let entry = ResourceEntry(key: key, url: url, directory: directory.path, origin: origin, configuration: configuration, ledger: ledger)
+            let entry = ResourceEntry(key: key, url: url, directory: directory.path, origin: origin, configuration: configuration, ledger: ledger, files: files)
             if entry.isStoring {
                 ledger.register(key, bytes: entry.ranges.byteCount, lastUse: Date().timeIntervalSince1970, dataFileName: entry.dataFileName, busy: 1, local: true)
             }
@@ -161,43 +170,28 @@ public final class VideoCache: Sendable {
         for name in names where EntryFiles.isKey(name.prefix(32)) {
             byKey[String(name.prefix(32)), default: []].append(name)
         }
-        for (key, files) in byKey {
+        for (key, names) in byKey {
             let metadataName = EntryFiles.metadataName(of: key)
             guard let lock = EntryLock.acquire(directory: path, key: key), lock.isFresh, lock.mode == .exclusive else {
                 // In use elsewhere: counted toward the size limit, never touched.
-                if let metadata = ResourceMetadata.load(from: path + "/" + metadataName, key: key) {
+                if let metadata = ResourceMetadata.load(from: path + "/" + metadataName, key: key, files: files) {
                     ledger.register(key, bytes: metadata.ranges.byteCount, lastUse: metadata.lastAccess, dataFileName: metadata.dataFileName)
                 }
                 continue
             }
             var kept: Set<String> = []
-            if let metadata = ResourceMetadata.load(from: path + "/" + metadataName, key: key) {
-                let ranges = metadata.rangesOnDisk(in: path)
+            if let metadata = ResourceMetadata.load(from: path + "/" + metadataName, key: key, files: files) {
+                let ranges = metadata.rangesOnDisk(in: path, files: files)
                 if !ranges.isEmpty {
                     kept = [metadataName, metadata.dataFileName]
                     ledger.register(key, bytes: ranges.byteCount, lastUse: metadata.lastAccess, dataFileName: metadata.dataFileName)
                 }
             }
-            for name in files where !kept.contains(name) {
+            for name in names where !kept.contains(name) {
                 // unlink(2) removes a planted symlink itself, never what it points to.
                 unlink(path + "/" + name)
             }
             withExtendedLifetime(lock) {}
         }
-    }
-}
-
-/// The live entries by key, behind a lock.
-private final class NSLockedDictionary: @unchecked Sendable {
-    // @unchecked Sendable: `table` is only touched under `lock`.
-    private let lock = NSLock()
-    private var table: [String: ResourceEntry] = [:]
-
-    func value(for key: String) -> ResourceEntry? {
-        lock.withLock { table[key] }
-    }
-
-    func withLock<Result>(_ body: (inout [String: ResourceEntry]) -> Result) -> Result {
-        lock.withLock { body(&table) }
     }
 }

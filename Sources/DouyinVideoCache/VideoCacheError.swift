@@ -1,3 +1,10 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Why a video cache read failed.
 public enum VideoCacheError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The origin answered with a status that carries no usable body (e.g. 404, 500).
@@ -8,8 +15,13 @@ public enum VideoCacheError: Error, Sendable, Hashable, CustomStringConvertible 
     case truncatedBody(expected: Int64, received: Int64)
     /// The connection failed (refused, dropped, timed out).
     case network(String)
-    /// The cache directory cannot be used.
+    /// The cache directory cannot be used (it cannot be made, the entry is busy in another
+    /// process, the size limit is reached); says why.
     case disk(String)
+    /// A system call on one of the cache's files failed: `name` is the file in the cache
+    /// directory, `call` the C function (`pwrite`, `pread`, `fsync`, `open` …) and `errno` the
+    /// code it set (`ENOSPC`: the disk is full; `EIO`: the device failed; `EROFS`: read-only).
+    case file(name: String, call: String, errno: Int32)
     /// The reader was closed or the read cancelled.
     case cancelled
     /// The resource at `url` changed (a new ETag, Last-Modified or length) after this read had
@@ -25,6 +37,7 @@ public enum VideoCacheError: Error, Sendable, Hashable, CustomStringConvertible 
         case .truncatedBody(let expected, let received): "origin body ended after \(received) of \(expected) bytes"
         case .network(let reason): "network: \(reason)"
         case .disk(let reason): "cache directory: \(reason)"
+        case .file(let name, let call, let code): "cache file \(name): \(call) failed: \(String(cString: strerror(code))) (errno \(code))"
         case .cancelled: "cancelled"
         case .resourceChanged(let url): "\(url) changed at the origin during the read; read it again for the new version"
         }

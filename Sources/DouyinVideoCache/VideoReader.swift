@@ -1,3 +1,4 @@
+import DouyinSupport
 import Foundation
 
 /// Reads one resource's bytes through a ``VideoCache``; many readers of one resource share
@@ -7,7 +8,7 @@ public final class VideoReader: Sendable {
     public let url: URL
     private let entry: ResourceEntry
     private let ledger: StorageLedger
-    private let reads = ReadRegistry()
+    private let reads = LockedBox(Reads())
 
     init(entry: ResourceEntry, url: URL, ledger: StorageLedger) {
         self.entry = entry
@@ -20,14 +21,14 @@ public final class VideoReader: Sendable {
     }
 
     /// Runs one delivery as a read that ``close()`` can cancel.
-    private static func run(_ range: Range<Int64>, entry: ResourceEntry, url: URL, reads: ReadRegistry, maxChunk: Int = .max,
+    private static func run(_ range: Range<Int64>, entry: ResourceEntry, url: URL, reads: LockedBox<Reads>, maxChunk: Int = .max,
                             restart: (() -> Void)? = nil, to sink: ((Data) throws -> Void)?) async throws {
         let token = entry.beginRead()
-        guard reads.add(token) else {
+        guard reads.withLock({ $0.add(token) }) else {
             entry.cancelRead(token)
             throw VideoCacheError.cancelled
         }
-        defer { reads.remove(token) }
+        defer { reads.withLock { _ = $0.tokens.remove(token) } }
         try await entry.deliver(range, token: token, from: url, maxChunk: maxChunk, restart: restart, to: sink)
     }
 
@@ -103,12 +104,16 @@ public final class VideoReader: Sendable {
     /// Why this reader's fetched bytes are not being stored, `nil` while they are: another
     /// process holds the entry (it is read uncached meanwhile), the cache directory is
     /// read-only (held bytes are served, the rest fetched uncached), the disk failed or filled.
-    public var uncachedReason: String? { entry.uncachedReason }
+    public var uncachedReason: String? { entry.uncachedError?.description }
+
+    /// The error behind ``uncachedReason``: ``VideoCacheError/file(name:call:errno:)`` keeps the
+    /// failed call and its `errno` (`ENOSPC` for a full disk); `nil` while bytes are stored.
+    public var uncachedError: VideoCacheError? { entry.uncachedError }
 
     /// Ends this reader: reads still running throw `cancelled` and stop the fetches nobody
     /// else needs, the index is made durable, and the resource may be evicted again.
     public func close() {
-        guard let running = reads.close() else { return }
+        guard let running = reads.withLock({ $0.close() }) else { return }
         for token in running { entry.cancelRead(token) }
         entry.persist()
         ledger.releaseUse(entry.key)
@@ -116,32 +121,21 @@ public final class VideoReader: Sendable {
 }
 
 /// A reader's running reads, and whether it is still open.
-private final class ReadRegistry: @unchecked Sendable {
-    // @unchecked Sendable: `open` and `tokens` are only touched under `lock`.
-    private let lock = NSLock()
-    private var open = true
-    private var tokens: Set<Int> = []
+private struct Reads {
+    var open = true
+    var tokens: Set<Int> = []
 
     /// Records a read; `false` if the reader is closed.
-    func add(_ token: Int) -> Bool {
-        lock.withLock {
-            guard open else { return false }
-            tokens.insert(token)
-            return true
-        }
-    }
-
-    /// Forgets a finished read.
-    func remove(_ token: Int) {
-        lock.withLock { _ = tokens.remove(token) }
+    mutating func add(_ token: Int) -> Bool {
+        guard open else { return false }
+        tokens.insert(token)
+        return true
     }
 
     /// Closes; the reads still running, or `nil` if it was closed already.
-    func close() -> Set<Int>? {
-        lock.withLock {
-            guard open else { return nil }
-            open = false
-            return tokens
-        }
+    mutating func close() -> Set<Int>? {
+        guard open else { return nil }
+        open = false
+        return tokens
     }
 }

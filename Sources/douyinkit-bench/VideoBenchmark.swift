@@ -1,4 +1,5 @@
 import DouyinKit
+import DouyinSupport
 import DouyinTestSupport
 import Foundation
 #if canImport(FoundationNetworking)
@@ -59,7 +60,8 @@ enum VideoBenchmark {
 
     /// (b) A cold 32 MB read from loopback nginx through the cache, against a plain download.
     static func coldRead(_ url: URL, scratch: URL) async throws {
-        let session = URLSession(configuration: .ephemeral)
+        let session = URLSessions.make()
+        defer { URLSessions.tearDown(session) }
         let baseline = try await bestTimeAsync(runs: 5) {
             var request = URLRequest(url: url)
             request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
@@ -123,26 +125,24 @@ func bestTimeAsync(runs: Int = 7, _ body: () async throws -> Void) async rethrow
 
 /// Times a plain URLSession download until its first body byte, then cancels it.
 final class FirstByte: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    // @unchecked Sendable: `continuation` is only touched under `lock`.
-    private let lock = NSLock()
-    private var continuation: CheckedContinuation<Void, any Error>?
+    // @unchecked Sendable: its one stored property is a Sendable LockedBox (NSObject subclasses
+    // cannot be checked).
+    private let continuation = LockedBox<CheckedContinuation<Void, any Error>?>(nil)
 
     static func wait(for url: URL) async throws {
         let delegate = FirstByte()
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.urlCache = nil  // a task cancelled while its URL cache is read traps on Linux
-        let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
-        defer { session.finishTasksAndInvalidate() }
+        let session = URLSessions.make(delegate: delegate)
+        defer { URLSessions.tearDown(session) }
         var request = URLRequest(url: url)
         request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         try await withCheckedThrowingContinuation { continuation in
-            delegate.lock.withLock { delegate.continuation = continuation }
+            delegate.continuation.withLock { $0 = continuation }
             session.dataTask(with: request).resume()
         }
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let waiting = lock.withLock { () -> CheckedContinuation<Void, any Error>? in
+        let waiting = continuation.withLock { continuation -> CheckedContinuation<Void, any Error>? in
             defer { continuation = nil }
             return continuation
         }
@@ -153,7 +153,7 @@ final class FirstByte: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let waiting = lock.withLock { () -> CheckedContinuation<Void, any Error>? in
+        let waiting = continuation.withLock { continuation -> CheckedContinuation<Void, any Error>? in
             defer { continuation = nil }
             return continuation
         }

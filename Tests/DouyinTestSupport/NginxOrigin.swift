@@ -1,3 +1,4 @@
+import DouyinSupport
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -11,15 +12,15 @@ import Darwin
 /// config written to a temp prefix; ``stop()`` (or release) ends it. The access log records
 /// `$request_uri $status $bytes_sent "$http_range"` a line, so tests count what the origin sent.
 public final class NginxOrigin: @unchecked Sendable {
-    // @unchecked Sendable: `process` is only touched under `lock`; the rest is immutable.
+    // @unchecked Sendable: `process` is a LockedBox (of a Process, which is not Sendable); the
+    // rest is immutable.
 
     /// The folder nginx serves; write files here.
     public let root: URL
     /// The port it listens on.
     public let port: Int
     private let prefix: URL
-    private let lock = NSLock()
-    private var process: Process?
+    private let process = LockedBox<Process?>(nil)
 
     /// Why nginx could not be started.
     public struct StartError: Error, CustomStringConvertible {
@@ -58,7 +59,7 @@ public final class NginxOrigin: @unchecked Sendable {
             try process.run()
             if Self.waitUntilListening(port: port, while: process) {
                 self.port = port
-                self.process = process
+                self.process.withLock { $0 = process }
                 return
             }
             process.terminate()
@@ -132,7 +133,7 @@ public final class NginxOrigin: @unchecked Sendable {
 
     /// Stops nginx and waits for it to exit.
     public func stop() {
-        let running = lock.withLock { () -> Process? in
+        let running = process.withLock { process -> Process? in
             defer { process = nil }
             return process
         }

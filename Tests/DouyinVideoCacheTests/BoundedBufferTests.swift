@@ -1,15 +1,14 @@
+import DouyinSupport
 import DouyinTestSupport
 @testable import DouyinVideoCache
 import Foundation
 import Testing
 
 /// Counts calls from any thread.
-private final class Counter: @unchecked Sendable {
-    // @unchecked Sendable: `value` is only touched under `lock`.
-    private let lock = NSLock()
-    private var count = 0
-    func increment() { lock.withLock { count += 1 } }
-    var value: Int { lock.withLock { count } }
+private final class Counter: Sendable {
+    private let count = LockedBox(0)
+    func increment() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
 }
 
 @Suite("URLSessionOrigin bounds the bytes buffered for a slow consumer")

@@ -1,3 +1,4 @@
+import DouyinSupport
 import DouyinTestSupport
 import DouyinVideoCache
 import Foundation
@@ -5,26 +6,24 @@ import Testing
 
 /// A mock origin for faults a real nginx will not produce on demand: it answers every request
 /// with what `respond` returns and records the requests.
-final class StubOrigin: VideoOrigin, @unchecked Sendable {
-    // @unchecked Sendable: `requests` is only touched under `lock`; `respond` is immutable.
+final class StubOrigin: VideoOrigin, Sendable {
     struct Answer {
         var status: Int
         var headers: [String: String]
         var body: [Data]
     }
 
-    private let lock = NSLock()
-    private var requests: [OriginRequest] = []
+    private let requests = LockedBox<[OriginRequest]>([])
     private let respond: @Sendable (OriginRequest) -> Answer
 
     init(_ respond: @escaping @Sendable (OriginRequest) -> Answer) {
         self.respond = respond
     }
 
-    var received: [OriginRequest] { lock.withLock { requests } }
+    var received: [OriginRequest] { requests.withLock { $0 } }
 
     func fetch(_ request: OriginRequest) async throws -> OriginResponse {
-        lock.withLock { requests.append(request) }
+        requests.withLock { $0.append(request) }
         let answer = respond(request)
         let body = AsyncThrowingStream<Data, any Error> { continuation in
             for chunk in answer.body { continuation.yield(chunk) }

@@ -13,19 +13,18 @@ struct VideoCacheStressTests {
         for (index, file) in files.enumerated() { try nginx.serve(file, at: "/s/\(index).mp4") }
         // Room for about three of the six: readers keep evicting each other's closed resources.
         let cache = try VideoCache(directory: folder.url, sizeLimit: 1_200_000)
+        // Every worker's reads drawn up front from one seeded generator, so a failure replays.
+        var random = SeededRandom(seed: 0x5EED_0001)
+        let plans = (0..<8).map { _ in (0..<40).map { _ in Step.draw(&random, files: 6, size: 390_000, longest: 100_000, removeOneIn: 4) } }
         let mismatches = try await withThrowingTaskGroup(of: Int.self) { group in
-            for worker in 0..<8 {
+            for plan in plans {
                 group.addTask {
-                    var generator = SplitMix(seed: UInt64(worker))
                     var bad = 0
-                    for _ in 0..<40 {
-                        let index = Int(generator.next() % 6)
-                        let reader = cache.reader(for: nginx.url("/s/\(index).mp4"))
-                        let start = Int64(generator.next() % 390_000)
-                        let end = start + 1 + Int64(generator.next() % 100_000)
-                        let data = try await reader.read(start..<end)
-                        if data != files[index][Int(start)..<Int(min(end, 400_000))] { bad += 1 }
-                        if generator.next() % 4 == 0 { cache.remove(for: reader.url) }
+                    for step in plan {
+                        let reader = cache.reader(for: nginx.url("/s/\(step.file).mp4"))
+                        let data = try await reader.read(step.range)
+                        if data != files[step.file][Int(step.range.lowerBound)..<Int(min(step.range.upperBound, 400_000))] { bad += 1 }
+                        if step.remove { cache.remove(for: reader.url) }
                         reader.close()
                     }
                     return bad
@@ -33,7 +32,7 @@ struct VideoCacheStressTests {
             }
             return try await group.reduce(0, +)
         }
-        #expect(mismatches == 0)
+        #expect(mismatches == 0, "\(random)")
         #expect(cache.statistics.storedBytes <= 1_200_000)
         #expect(cache.statistics.storedBytes >= 0)
     }
@@ -88,42 +87,40 @@ struct ReadRacingRemoveTests {
         try nginx.serve(file, at: "/r/a.mp4")
         let url = nginx.url("/r/a.mp4")
         let cache = try VideoCache(directory: folder.url, sizeLimit: 1 << 30)
+        var random = SeededRandom(seed: 0x5EED_0002)
+        let plans = (0..<4).map { _ in (0..<60).map { _ in Step.draw(&random, files: 1, size: 1_500_000, longest: 500_000, removeOneIn: 3) } }
         let mismatches = try await withThrowingTaskGroup(of: Int.self) { group in
-            for worker in 0..<4 {
+            for plan in plans {
                 group.addTask {
-                    var generator = SplitMix(seed: UInt64(worker))
                     var bad = 0
                     let reader = cache.reader(for: url)
                     defer { reader.close() }
-                    for _ in 0..<60 {
-                        let start = Int64(generator.next() % 1_500_000)
-                        let end = start + 1 + Int64(generator.next() % 500_000)
-                        let data = try await reader.read(start..<end)
-                        if data != file[Int(start)..<Int(end)] { bad += 1 }
-                        if generator.next() % 3 == 0 { cache.remove(for: url) }
+                    for step in plan {
+                        let data = try await reader.read(step.range)
+                        if data != file[Int(step.range.lowerBound)..<Int(step.range.upperBound)] { bad += 1 }
+                        if step.remove { cache.remove(for: url) }
                     }
                     return bad
                 }
             }
             return try await group.reduce(0, +)
         }
-        #expect(mismatches == 0)
+        #expect(mismatches == 0, "\(random)")
     }
 }
 
-/// A small seeded generator, so a failing run can be replayed.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
+/// One read of a stress worker: which file, which bytes, and whether to remove it after.
+private struct Step: Sendable {
+    let file: Int
+    let range: Range<Int64>
+    let remove: Bool
 
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+    /// A read of one of `files` files starting before `size`, at most `longest` bytes long,
+    /// followed by a remove one time in `removeOneIn`.
+    static func draw(_ random: inout SeededRandom, files: Int, size: Int64, longest: Int64, removeOneIn: UInt64) -> Step {
+        let file = Int(random.next() % UInt64(files))
+        let start = Int64(random.next() % UInt64(size))
+        let end = start + 1 + Int64(random.next() % UInt64(longest))
+        return Step(file: file, range: start..<end, remove: random.next() % removeOneIn == 0)
     }
 }
