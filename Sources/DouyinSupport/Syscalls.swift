@@ -78,8 +78,9 @@ package final class FaultInjector: Sendable {
     }
 
     private struct Plan {
-        /// Calls failing with an errno, and how many more times (nil: every time).
-        var failures: [Call: (code: Int32, remaining: Int?)] = [:]
+        /// Calls failing with an errno: how many calls still succeed first, then how many more
+        /// times they fail (nil: every time).
+        var failures: [Call: (code: Int32, succeedFirst: Int, remaining: Int?)] = [:]
         /// The most bytes one read or write moves; nil for no limit (short transfers).
         var transferLimit: Int?
         /// How many failures were injected, by call.
@@ -92,9 +93,10 @@ package final class FaultInjector: Sendable {
     package init() {}
 
     /// Makes `call` fail with `code` (`ENOSPC`, `EIO`, `EINTR` …) `times` times, or every time
-    /// when `times` is nil.
-    package func fail(_ call: Call, with code: Int32, times: Int? = nil) {
-        plan.withLock { $0.failures[call] = (code, times) }
+    /// when `times` is nil, after letting the next `after` calls succeed (default 0). `after`
+    /// puts a fault mid-transfer by count, not by timing: a disk that fills after so many writes.
+    package func fail(_ call: Call, with code: Int32, times: Int? = nil, after: Int = 0) {
+        plan.withLock { $0.failures[call] = (code, max(0, after), times) }
     }
 
     /// Stops injecting failures into `call`.
@@ -117,8 +119,12 @@ package final class FaultInjector: Sendable {
     fileprivate func fail(_ call: Call) -> Int32? {
         let code = plan.withLock { plan -> Int32? in
             guard let failure = plan.failures[call] else { return nil }
+            if failure.succeedFirst > 0 {
+                plan.failures[call]?.succeedFirst -= 1
+                return nil
+            }
             if let remaining = failure.remaining {
-                if remaining <= 1 { plan.failures[call] = nil } else { plan.failures[call] = (failure.code, remaining - 1) }
+                if remaining <= 1 { plan.failures[call] = nil } else { plan.failures[call]?.remaining = remaining - 1 }
             }
             plan.injected[call, default: 0] += 1
             return failure.code

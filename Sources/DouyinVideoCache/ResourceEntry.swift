@@ -8,79 +8,9 @@ import Foundation
 /// So a byte is fetched once however many readers want it, a slow reader buffers nothing in
 /// memory, and the index is the only truth about what is on disk.
 final class ResourceEntry: @unchecked Sendable {
-    // @unchecked Sendable: `state` is a LockedBox; `persistLock` orders the fsync-then-index
-    // writes; everything else is immutable.
-
-    /// An origin request in flight, filling `[position, end)`. `end` can shrink when a reader
-    /// far ahead starts its own request there.
-    struct Download {
-        let start: Int64
-        var end: Int64
-        var position: Int64
-        /// The index generation it writes for; a changed resource starts a new one.
-        var generation: Int
-        var task: Task<Void, Never>?
-    }
-
-    /// A read asleep until `wanted` is held or something else changes.
-    struct Waiter {
-        let continuation: CheckedContinuation<Void, Never>
-        let wanted: Range<Int64>
-    }
-
-    /// What a reader does next.
-    enum Step {
-        case done
-        /// The resource changed after this read handed out bytes of the old version.
-        case changed
-        /// Read these held bytes from the file; they belong to index generation `generation` and
-        /// to version `epoch` of the resource.
-        case read(Range<Int64>, generation: Int, epoch: Int)
-        /// Sleep until bytes `[position, until)` are held or something else changes.
-        case wait(version: Int, position: Int64, until: Int64)
-        case direct(Range<Int64>)
-        case fail(VideoCacheError)
-    }
-
-    fileprivate struct State {
-        var info: VideoContentInfo?
-        var ranges: ByteRangeSet
-        /// Bumped whenever stored bytes are dropped (a new version, a remove).
-        var generation = 0
-        /// Bumped only when the origin reveals a new version (validator or length): a read that
-        /// handed out bytes of one epoch must never hand out bytes of another.
-        var epoch = 0
-        /// The data file, opened when the entry is made if it exists, else created at the first
-        /// byte stored (so a failed fetch leaves no file behind).
-        var file: SparseFile?
-        /// CRC-32C of each block's held bytes, as of the last index write (blocks in `dirty`
-        /// have changed since and are summed again at the next one).
-        var checksums: [Int64: UInt32] = [:]
-        var dirty: Set<Int64> = []
-        /// Blocks read from an index made before this entry, with the parts it said were held:
-        /// those parts are checked against the block's checksum the first time it is read.
-        var unverified: [Int64: [Range<Int64>]] = [:]
-        var downloads: [Int: Download] = [:]
-        /// The reads in progress, each with the downloads it relies on.
-        var reads: [Int: Set<Int>] = [:]
-        /// Reads relying on each download (kept after it ends, until they let go).
-        var demand: [Int: Int] = [:]
-        /// Why a relied-on download failed, for the readers still waiting on it.
-        var failures: [Int: VideoCacheError] = [:]
-        var nextID = 0
-        /// Bumped on every change a waiting reader might care about.
-        var version = 0
-        var waiters: [Int: Waiter] = [:]
-        /// Set once the bytes can no longer be stored (disk failure, over budget): readers then
-        /// fetch what is missing straight from the origin.
-        var uncached: VideoCacheError?
-        var lastAccess: Double
-        var unpersisted: Int64 = 0
-        var persistPending = false
-        /// Readers to wake once the lock is released: resuming a task while holding the lock
-        /// deadlocks against that task's cancellation handler, which takes the lock.
-        var wakeups: [CheckedContinuation<Void, Never>] = []
-    }
+    // @unchecked Sendable: `box` is a LockedBox of a state that holds non-Sendable task
+    // handles and continuations; `persistLock` orders the fsync-then-index writes; everything
+    // else is immutable.
 
     let key: String
     /// The URL the entry was made for; each read fetches from its own reader's URL, which can
@@ -92,10 +22,9 @@ final class ResourceEntry: @unchecked Sendable {
     /// This process's hold on the entry against other processes; `nil` when another holds it.
     private let lease: EntryLock?
     private let origin: any VideoOrigin
-    private let configuration: VideoCache.Configuration
     private let ledger: StorageLedger
     private let files: FileIO
-    private let box: LockedBox<State>
+    private let box: LockedBox<EntryState>
     /// Held around a whole index write (fsync, then the index) and around the drops that must
     /// not interleave with one; it counts the index writes. Not a box of `Void`: Thread
     /// Sanitizer reports the zero-sized value's access as racing with the lock's own load.
@@ -111,7 +40,6 @@ final class ResourceEntry: @unchecked Sendable {
         self.url = url
         self.metadataPath = directory + "/" + EntryFiles.metadataName(of: key)
         self.origin = origin
-        self.configuration = configuration
         self.ledger = ledger
         self.files = files
         let lease = EntryLock.acquire(directory: directory, key: key)
@@ -120,15 +48,17 @@ final class ResourceEntry: @unchecked Sendable {
         let dataFileName = metadata?.dataFileName ?? EntryFiles.dataFileName(key: key, pathExtension: url.pathExtension)
         self.dataFileName = dataFileName
         self.dataPath = directory + "/" + dataFileName
-        box = LockedBox(Self.opened(lease: lease, metadata: metadata, dataPath: dataPath, dataFileName: dataFileName, files: files))
+        var state = EntryState(tuning: EntryState.Tuning(configuration), lastAccess: metadata?.lastAccess ?? Date().timeIntervalSince1970)
+        Self.open(&state, lease: lease, metadata: metadata, dataPath: dataPath, dataFileName: dataFileName, files: files)
+        box = LockedBox(state)
     }
 
-    /// The state of an entry just made: what its data file and index (read under its lock) hold.
-    private static func opened(lease: EntryLock?, metadata: ResourceMetadata?, dataPath: String, dataFileName: String, files: FileIO) -> State {
-        var state = State(info: nil, ranges: ByteRangeSet(), lastAccess: metadata?.lastAccess ?? Date().timeIntervalSince1970)
+    /// Opens the data file of an entry just made and takes in its index (both read under the
+    /// entry's lock).
+    private static func open(_ state: inout EntryState, lease: EntryLock?, metadata: ResourceMetadata?, dataPath: String, dataFileName: String, files: FileIO) {
         guard let lease else {
             state.uncached = .disk("the entry is in use by another process")
-            return state
+            return
         }
         let writable = lease.mode == .exclusive
         switch Result(catching: { () throws(SystemError) -> SparseFile in try SparseFile(path: dataPath, create: false, writable: writable, files: files) }) {
@@ -144,20 +74,7 @@ final class ResourceEntry: @unchecked Sendable {
             state.uncached = .file(name: dataFileName, call: error.call, errno: error.code)
         }
         if !writable, state.uncached == nil { state.uncached = .disk("the cache directory is read-only") }
-        if let file = state.file, let metadata {
-            state.info = metadata.info
-            state.ranges = metadata.ranges(inFileOf: file.size())
-            state.checksums = metadata.checksums
-            for block in Self.blocks(of: state.ranges) {
-                if metadata.checksums[block] == nil {
-                    // Held bytes without a checksum are not trusted.
-                    state.ranges.remove(Self.blockRange(block))
-                } else {
-                    state.unverified[block] = state.ranges.held(in: Self.blockRange(block))
-                }
-            }
-        }
-        return state
+        if let file = state.file, let metadata { state.load(metadata, fileSize: file.size()) }
     }
 
     /// Why this entry does not store what it fetches; `nil` while it does.
@@ -169,7 +86,7 @@ final class ResourceEntry: @unchecked Sendable {
     var isStoring: Bool { lease?.mode == .exclusive }
 
     /// Runs `body` under the lock, then wakes the readers it made ready, after unlocking.
-    private func locked<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+    private func locked<Result>(_ body: (inout EntryState) throws -> Result) rethrows -> Result {
         var woken: [CheckedContinuation<Void, Never>] = []
         defer { for continuation in woken { continuation.resume() } }
         return try box.withLock { state in
@@ -189,20 +106,16 @@ final class ResourceEntry: @unchecked Sendable {
 
     // MARK: Reading
 
-    /// Starts a read: the returned token names it for ``deliver(_:token:from:maxChunk:to:)``
+    /// Starts a read: the returned token names it for ``deliver(_:token:from:maxChunk:restart:to:)``
     /// and ``cancelRead(_:)``.
     func beginRead() -> Int {
-        locked { state in
-            state.nextID += 1
-            state.reads[state.nextID] = []
-            return state.nextID
-        }
+        locked { state in state.beginRead() }
     }
 
     /// Cancels a read at once: its downloads nobody else relies on stop, and the read throws
     /// `cancelled` (used when a reader is closed with reads still running).
     func cancelRead(_ token: Int) {
-        release(token, cancelled: true)
+        endRead(token, cancelled: true)
     }
 
     /// Delivers `requested` (clipped to the resource's length) to `sink` in order, fetching
@@ -220,9 +133,9 @@ final class ResourceEntry: @unchecked Sendable {
         do {
             while true {
                 if Task.isCancelled { throw VideoCacheError.cancelled }
-                switch locked({ state in plan(&state, position, in: requested, from: source, token: token, maxChunk: maxChunk, handed: handed) }) {
+                switch locked({ state in state.plan(token, at: position, in: requested, maxChunk: maxChunk, handed: handed) }) {
                 case .done:
-                    release(token, cancelled: false)
+                    endRead(token, cancelled: false)
                     return
                 case .changed:
                     guard let restart else { throw VideoCacheError.resourceChanged(url: source.absoluteString) }
@@ -244,7 +157,8 @@ final class ResourceEntry: @unchecked Sendable {
                         handed = epoch
                     }
                     position = end
-                case .wait(let version, let from, let until):
+                case .wait(let version, let from, let until, let start):
+                    if let start { startDownload(start, from: source) }
                     await waitForChange(after: version, bytes: from..<until)
                 case .direct(let range):
                     let (data, epoch) = try await fetchDirect(range, from: source)
@@ -256,7 +170,7 @@ final class ResourceEntry: @unchecked Sendable {
                         handed = epoch
                     }
                     if data.isEmpty {
-                        release(token, cancelled: false)
+                        endRead(token, cancelled: false)
                         return
                     }
                     position += Int64(data.count)
@@ -266,89 +180,25 @@ final class ResourceEntry: @unchecked Sendable {
             }
         } catch {
             let failure = Self.describe(error)
-            release(token, cancelled: failure == .cancelled)
+            endRead(token, cancelled: failure == .cancelled)
             throw failure
         }
     }
 
-    /// Decides the next step for the read `token` at `position`. Called under `lock`.
-    private func plan(_ state: inout State, _ position: Int64, in requested: Range<Int64>, from source: URL, token: Int, maxChunk: Int, handed: Int?) -> Step {
-        guard let relied = state.reads[token] else { return .fail(.cancelled) }
-        // Checked first, before `done`: a new version may also be shorter than the old.
-        if let handed, handed != state.epoch { return .changed }
-        var upper = requested.upperBound
-        if let length = state.info?.length { upper = min(upper, length) }
-        guard position < upper else { return .done }
-        if let held = state.ranges.heldRunEnd(from: position) {
-            return .read(position..<min(held, upper), generation: state.generation, epoch: state.epoch)
-        }
-        if state.uncached != nil {
-            let gap = state.ranges.missing(in: position..<upper)[0]
-            return .direct(gap)
-        }
-        if let failed = relied.compactMap({ state.failures[$0] }).first {
-            return .fail(failed)
-        }
-        if let (id, download) = state.downloads.first(where: { $0.value.position <= position && position < $0.value.end }) {
-            if position - download.position <= configuration.readOnThreshold {
-                rely(&state, on: id, token: token)
-                return .wait(version: state.version, position: position, until: wakeEnd(position, upper, maxChunk))
-            }
-            // Too far ahead to wait for: that download stops here and a new one starts.
-            state.downloads[id]?.end = position
-        }
-        let id = startDownload(&state, at: position, upTo: upper, from: source)
-        rely(&state, on: id, token: token)
-        return .wait(version: state.version, position: position, until: wakeEnd(position, upper, maxChunk))
-    }
-
-    /// How far past `position` a waiting read wants bytes before it is woken: any byte for a
-    /// stream (a player starts on what has arrived), the next 1 MB for a collecting read, so it
-    /// copies held bytes out while the download goes on (a cold 32 MB read took 1.35–1.85× a
-    /// plain download when woken once at the end, 0.87–1.38× woken every 1 MB).
-    private func wakeEnd(_ position: Int64, _ upper: Int64, _ maxChunk: Int) -> Int64 {
-        maxChunk == .max ? min(upper, position + 1 << 20) : position + 1
-    }
-
-    /// Called under `lock`.
-    private func rely(_ state: inout State, on id: Int, token: Int) {
-        if state.reads[token]?.insert(id).inserted == true { state.demand[id, default: 0] += 1 }
-    }
-
-    /// Ends a read and lets go of the downloads it relied on; a cancelled read's downloads that
-    /// nobody else needs are cancelled too. Ending a read twice does nothing.
-    private func release(_ token: Int, cancelled: Bool) {
-        locked { state in
-            guard let relied = state.reads.removeValue(forKey: token) else { return }
-            for id in relied {
-                let remaining = (state.demand[id] ?? 1) - 1
-                guard remaining <= 0 else {
-                    state.demand[id] = remaining
-                    continue
-                }
-                state.demand[id] = nil
-                state.failures[id] = nil
-                if cancelled, let download = state.downloads.removeValue(forKey: id) {
-                    download.task?.cancel()
-                }
-            }
-            if cancelled { state.signal() }
-        }
+    /// Ends a read; the downloads only it relied on are cancelled when it was, after unlocking
+    /// (cancelling runs their cancellation handlers, which must not find the lock held).
+    private func endRead(_ token: Int, cancelled: Bool) {
+        let stopped = locked { state in state.endRead(token, cancelled: cancelled) }
+        for task in stopped { task.cancel() }
     }
 
     private func readFile(_ range: Range<Int64>, generation: Int) throws -> Data {
         do {
             // No file means the bytes were dropped since the plan: read as none held.
             let data = try locked({ state in state.file })?.read(at: range.lowerBound, count: range.count) ?? Data()
-            if data.count == range.count { return data }
-            // The file lost bytes the index holds (truncated behind our back): forget them,
-            // unless the index has moved on to a new generation whose bytes these are not.
-            locked { state in
-                if state.generation == generation {
-                    let cut = range.lowerBound + Int64(data.count)
-                    state.ranges.removeAll(from: cut)
-                    state.dirty.formUnion(state.checksums.keys.filter { $0 >= cut / ResourceMetadata.blockSize })
-                }
+            if data.count < range.count {
+                // The file lost bytes the index holds (truncated behind our back): forget them.
+                locked { state in state.fileEndedEarly(at: range.lowerBound + Int64(data.count), generation: generation) }
             }
             return data
         } catch {
@@ -357,55 +207,32 @@ final class ResourceEntry: @unchecked Sendable {
     }
 
     private func waitForChange(after version: Int, bytes wanted: Range<Int64>) async {
-        let token = locked { state -> Int in
-            state.nextID += 1
-            return state.nextID
-        }
+        let token = locked { state in state.makeID() }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                locked { state in
-                    if state.version != version || state.isHeld(wanted) || Task.isCancelled {
-                        state.wakeups.append(continuation)
-                    } else {
-                        state.waiters[token] = Waiter(continuation: continuation, wanted: wanted)
-                    }
-                }
+                locked { state in state.park(continuation, as: token, after: version, wanting: wanted, cancelled: Task.isCancelled) }
             }
         } onCancel: {
-            locked { state in state.waiters.removeValue(forKey: token) }?.continuation.resume()
+            locked { state in state.unpark(token) }?.resume()
         }
     }
 
     // MARK: Downloading
 
-    /// Plans a download from `position` (missing, not covered) through the gap and any small
-    /// held gaps after it, stopping at the next download. Called under `lock`.
-    private func startDownload(_ state: inout State, at position: Int64, upTo upper: Int64, from source: URL) -> Int {
-        let gaps = state.ranges.missing(in: position..<upper)
-        var end = gaps[0].upperBound
-        for gap in gaps.dropFirst() {
-            guard gap.lowerBound - end < configuration.coalescingGap else { break }
-            end = gap.upperBound
-        }
-        for download in state.downloads.values where download.position > position {
-            end = min(end, download.position)
-        }
-        state.nextID += 1
-        let id = state.nextID
-        state.downloads[id] = Download(start: position, end: end, position: position, generation: state.generation)
+    /// Starts the download the state listed as `id`; when it ended before its task exists
+    /// (its only reader was cancelled), the task is cancelled at once.
+    private func startDownload(_ id: Int, from source: URL) {
         ledger.downloadStarted(for: key)
-        state.downloads[id]?.task = Task { [self] in
+        let task = Task { [self] in
             await run(id, from: source)
             ledger.downloadEnded(for: key)
         }
-        return id
+        if !locked({ state in state.attach(task, to: id) }) { task.cancel() }
     }
 
     private func run(_ id: Int, from source: URL) async {
-        guard let request = locked({ state -> OriginRequest? in
-            guard let download = state.downloads[id] else { return nil }
-            return OriginRequest(url: source, range: download.start..<download.end, ifRange: state.info?.ifRangeValidator)
-        }) else { return }
+        guard let (range, ifRange) = locked({ state in state.request(of: id) }) else { return }
+        let request = OriginRequest(url: source, range: range, ifRange: ifRange)
         do {
             let response = try await origin.fetch(request)
             var offset: Int64
@@ -441,12 +268,8 @@ final class ResourceEntry: @unchecked Sendable {
                 adopt(VideoContentInfo(length: offset), for: id)
                 expectedEnd = offset
             }
-            try locked { state in
-                guard let download = state.downloads[id], let expectedEnd else { return }
-                let target = min(download.end, expectedEnd)
-                if download.position < target {
-                    throw VideoCacheError.truncatedBody(expected: target - download.start, received: download.position - download.start)
-                }
+            if let expectedEnd, let short = locked({ state in state.shortfall(of: id, expectedEnd: expectedEnd) }) {
+                throw VideoCacheError.truncatedBody(expected: short.expected, received: short.received)
             }
             finish(id, failure: nil)
         } catch is URLSessionOrigin.ConsumerFellBehind {
@@ -468,45 +291,26 @@ final class ResourceEntry: @unchecked Sendable {
     @discardableResult
     private func adopt(_ info: VideoContentInfo, for id: Int?) -> Int? {
         persistLock.withLock { _ in
-            let outcome = locked { state -> (epoch: Int, discarded: Int64?)? in
-                if let id {
-                    guard let download = state.downloads[id], download.generation == state.generation else { return nil }
+            let adoption = locked { state in
+                let adoption = state.adopt(info, for: id)
+                // Emptied before unlocking: a chunk of the new version written first would be
+                // cut away by a later truncate and read back as zeros.
+                if case .newVersion = adoption {
+                    if state.file?.isWritable == true { try? state.file?.truncate() } else { state.file = nil }
                 }
-                guard let old = state.info, old.differs(from: info) else {
-                    var merged = info
-                    merged.length = info.length ?? state.info?.length
-                    merged.mimeType = info.mimeType ?? state.info?.mimeType
-                    merged.etag = info.etag ?? state.info?.etag
-                    merged.lastModified = info.lastModified ?? state.info?.lastModified
-                    state.info = merged
-                    return (state.epoch, nil)
-                }
-                // A new version: every stored byte of the old one goes before any of this
-                // answer is stored or served.
-                let dropped = state.ranges.byteCount
-                state.generation += 1
-                state.epoch += 1
-                state.ranges = ByteRangeSet()
-                state.checksums = [:]
-                state.dirty = []
-                state.unverified = [:]
-                state.info = info
-                for (other, download) in state.downloads where other != id {
-                    download.task?.cancel()
-                    state.downloads[other] = nil
-                }
-                let generation = state.generation  // read first: the optional-chained write below is one access
-                if let id { state.downloads[id]?.generation = generation }
-                if state.file?.isWritable == true { try? state.file?.truncate() } else { state.file = nil }
-                state.signal()
-                return (state.epoch, dropped)
+                return adoption
             }
-            guard let outcome else { return nil }
-            if let discarded = outcome.discarded {
-                if isStoring { ledger.release(discarded, for: key) }
+            switch adoption {
+            case .stale:
+                return nil
+            case .same(let epoch):
+                return epoch
+            case .newVersion(let epoch, let dropped, let stopped):
+                for task in stopped { task.cancel() }
+                if isStoring { ledger.release(dropped, for: key) }
                 saveMetadata()
+                return epoch
             }
-            return outcome.epoch
         }
     }
 
@@ -515,17 +319,18 @@ final class ResourceEntry: @unchecked Sendable {
     private func accept(_ chunk: Data, at offset: Int64, for id: Int) throws -> (Bool, Bool) {
         ledger.countOriginBytes(Int64(chunk.count))
         return try locked { state in
-            // Callbacks can arrive after a cancel: a download no longer listed writes nothing.
-            guard let download = state.downloads[id], download.generation == state.generation else { return (false, false) }
-            let chunkRange = offset..<(offset + Int64(chunk.count))
-            let useful = max(chunkRange.lowerBound, download.position)..<max(max(chunkRange.lowerBound, download.position), min(chunkRange.upperBound, download.end))
-            if !useful.isEmpty {
-                let added = state.ranges.missing(in: useful).reduce(Int64(0)) { $0 + Int64($1.count) }
-                guard ledger.admit(added, for: key) else {
-                    state.uncached = .disk("over the size limit")
-                    state.signal()
+            switch state.planChunk(offset..<(offset + Int64(chunk.count)), for: id) {
+            case .stale:
+                return (false, false)
+            case .skip:
+                break
+            case .write(let useful, let newBytes):
+                guard ledger.admit(newBytes, for: key) else {
+                    state.stopCaching(.disk("over the size limit"))
                     throw VideoCacheError.disk("over the size limit")
                 }
+                // Written under the lock, so a drop (truncate) can never come between this write
+                // and its record, nor a stale write land after a newer one.
                 let slice = chunk[Self.indices(of: useful, in: chunk, at: offset)]  // a slice: no copy
                 do throws(SystemError) {
                     if state.file == nil {
@@ -537,28 +342,18 @@ final class ResourceEntry: @unchecked Sendable {
                     // Nothing of this chunk is recorded as held: what reached the file before the
                     // failure is a hole's worth of unknown bytes. Readers go on uncached.
                     let failure = VideoCacheError.file(name: dataFileName, call: error.call, errno: error.code)
-                    ledger.release(added, for: key)
-                    state.uncached = failure
-                    state.signal()
+                    ledger.release(newBytes, for: key)
+                    state.stopCaching(failure)
                     throw failure
                 }
-                state.ranges.insert(useful)
-                state.dirty.formUnion(Self.blocks(of: useful))
-                state.downloads[id]?.position = useful.upperBound
-                state.unpersisted += Int64(useful.count)
-                state.signalProgress()
+                state.stored(useful, for: id)
             }
-            let position = state.downloads[id]?.position ?? download.position
-            return (position < download.end, state.unpersisted >= configuration.persistInterval)
+            return (state.wantsMore(id), state.shouldPersist)
         }
     }
 
     private func finish(_ id: Int, failure: VideoCacheError?) {
-        locked { state in
-            guard state.downloads.removeValue(forKey: id) != nil else { return }
-            if let failure, state.demand[id] != nil { state.failures[id] = failure }
-            state.signal()
-        }
+        locked { state in state.downloadEnded(id, failure: failure) }
     }
 
     /// Fetches `range` from the origin without storing it (caching is off for this resource).
@@ -581,10 +376,7 @@ final class ResourceEntry: @unchecked Sendable {
             if let length {
                 return (Data(), adopt(VideoContentInfo(length: length), for: nil) ?? 0)
             }
-            return (Data(), locked { state in
-                state.info = state.info ?? VideoContentInfo(length: range.lowerBound)
-                return state.epoch
-            })
+            return (Data(), locked { state in state.assumeLength(range.lowerBound) })
         }
         var collected = Data()
         do {
@@ -617,11 +409,7 @@ final class ResourceEntry: @unchecked Sendable {
     /// Persists on another thread, so a download keeps taking in bytes during the fsync;
     /// requests made while one is pending share it.
     private func schedulePersist() {
-        let alreadyPending = locked { state in
-            defer { state.persistPending = true }
-            return state.persistPending
-        }
-        guard !alreadyPending else { return }
+        guard locked({ state in state.requestPersist() }) else { return }
         Task.detached { [self] in
             locked { state in state.persistPending = false }
             persist()
@@ -632,38 +420,32 @@ final class ResourceEntry: @unchecked Sendable {
     private func saveMetadata() {
         // Only the lock holder writes the index, and only for a data file it made or opened to
         // write: an entry that stored nothing (a 404, a busy or read-only entry) leaves no files.
-        guard isStoring, let (file, snapshot, dirty) = locked({ state -> (SparseFile, ResourceMetadata, Set<Int64>)? in
+        guard isStoring, let (file, snapshot, blocks) = locked({ state -> (SparseFile, ResourceMetadata, Set<Int64>)? in
             guard let file = state.file, file.isWritable else { return nil }
-            state.unpersisted = 0
-            // A block not yet verified keeps its old checksum (summing it now could bless damaged
-            // bytes); it is summed after its check.
-            let summed = state.dirty.filter { state.unverified[$0] == nil }
-            state.dirty.subtract(summed)
-            let snapshot = ResourceMetadata(url: url.absoluteString, dataFileName: dataFileName, info: state.info, ranges: state.ranges,
-                                            lastAccess: state.lastAccess, checksums: state.checksums)
-            return (file, snapshot, summed)
+            let (snapshot, blocks) = state.indexSnapshot(url: url.absoluteString, dataFileName: dataFileName)
+            return (file, snapshot, blocks)
         }) else { return }
         // The changed blocks are summed from the file outside the entry lock: under
         // `persistLock` no drop can happen meanwhile, and new bytes only fill holes.
         var metadata = snapshot
-        for block in dirty {
-            let parts = snapshot.ranges.held(in: Self.blockRange(block))
+        var sums: [Int64: UInt32?] = [:]
+        for block in blocks {
+            let parts = snapshot.ranges.held(in: EntryState.blockRange(block))
             var crc: UInt32 = 0
             for part in parts {
                 guard let data = try? file.read(at: part.lowerBound, count: part.count), data.count == part.count else {
                     // Summed again at the next write rather than left with a stale checksum.
-                    locked { state in state.dirty.formUnion(dirty) }
+                    locked { state in state.summingFailed(blocks) }
                     return
                 }
                 crc = CRC32C.checksum(data, seed: crc)
             }
-            metadata.checksums[block] = parts.isEmpty ? nil : crc
+            sums[block] = parts.isEmpty ? nil : crc
+            metadata.checksums[block] = sums[block] ?? nil
         }
-        let held = Set(Self.blocks(of: snapshot.ranges))
+        let held = Set(EntryState.blocks(of: snapshot.ranges))
         metadata.checksums = metadata.checksums.filter { held.contains($0.key) }
-        locked { state in
-            for block in dirty { state.checksums[block] = metadata.checksums[block] }
-        }
+        locked { state in state.summed(sums) }
         do {
             try file.sync()
             try metadata.save(to: metadataPath, files: files)
@@ -680,19 +462,12 @@ final class ResourceEntry: @unchecked Sendable {
     /// Drops every stored byte (``VideoCache/remove(for:)`` while readers are open).
     func discardAll() {
         persistLock.withLock { _ in
-            let dropped = locked { state -> Int64 in
-                let dropped = state.ranges.byteCount
-                state.generation += 1
-                state.ranges = ByteRangeSet()
-                state.checksums = [:]
-                state.dirty = []
-                state.unverified = [:]
-                for download in state.downloads.values { download.task?.cancel() }
-                state.downloads.removeAll()
-                try? state.file?.truncate()
-                state.signal()
-                return dropped
+            let (dropped, stopped) = locked { state in
+                let outcome = state.dropAll()
+                try? state.file?.truncate()  // before unlocking, as in adopt
+                return outcome
             }
+            for task in stopped { task.cancel() }
             ledger.release(dropped, for: key)
             saveMetadata()
         }
@@ -700,42 +475,15 @@ final class ResourceEntry: @unchecked Sendable {
 
     /// Cancels every download (the entry is being evicted or removed).
     func cancelAll() {
-        locked { state in
-            for download in state.downloads.values { download.task?.cancel() }
-            state.downloads.removeAll()
-            state.signal()
-        }
+        for task in locked({ state in state.stopAllDownloads() }) { task.cancel() }
     }
 
     // MARK: Block checksums
 
-    /// The blocks `range` touches.
-    static func blocks(of range: Range<Int64>) -> ClosedRange<Int64> {
-        (range.lowerBound / ResourceMetadata.blockSize)...((range.upperBound - 1) / ResourceMetadata.blockSize)
-    }
-
-    /// The blocks any held byte of `ranges` lies in.
-    static func blocks(of ranges: ByteRangeSet) -> [Int64] {
-        var result: [Int64] = []
-        for range in ranges.ranges where !range.isEmpty {
-            for block in blocks(of: range) where result.last != block { result.append(block) }
-        }
-        return result
-    }
-
-    static func blockRange(_ block: Int64) -> Range<Int64> {
-        (block * ResourceMetadata.blockSize)..<((block + 1) * ResourceMetadata.blockSize)
-    }
-
     /// Checks the blocks of `range` not yet verified since the index was loaded; `false` when
     /// one failed (its bytes are dropped, to be fetched again).
     private func verify(_ range: Range<Int64>, generation: Int) -> Bool {
-        let pending = locked { state -> [(Int64, UInt32, [Range<Int64>])] in
-            Self.blocks(of: range).compactMap { block in
-                guard let parts = state.unverified[block] else { return nil }
-                return (block, state.checksums[block] ?? 0, parts)
-            }
-        }
+        let pending = locked { state in state.uncheckedBlocks(in: range) }
         guard !pending.isEmpty, let file = locked({ state in state.file }) else { return true }
         for (block, expected, parts) in pending {
             var crc: UInt32 = 0
@@ -748,18 +496,10 @@ final class ResourceEntry: @unchecked Sendable {
                 crc = CRC32C.checksum(data, seed: crc)
             }
             intact = intact && crc == expected
-            let accepted = locked { state -> Bool in
-                guard state.generation == generation, state.unverified.removeValue(forKey: block) != nil else { return true }
-                guard !intact else { return true }
-                let dropped = state.ranges.held(in: Self.blockRange(block)).reduce(Int64(0)) { $0 + Int64($1.count) }
-                state.ranges.remove(Self.blockRange(block))
-                state.checksums[block] = nil
-                state.dirty.insert(block)
+            if let dropped = locked({ state in state.blockChecked(block, intact: intact, generation: generation) }) {
                 if isStoring { ledger.release(dropped, for: key) }
-                state.signal()
                 return false
             }
-            if !accepted { return false }
         }
         return true
     }
@@ -775,30 +515,6 @@ final class ResourceEntry: @unchecked Sendable {
         case let error as VideoCacheError: error
         case is CancellationError: .cancelled
         default: .network("\(error)")
-        }
-    }
-}
-
-/// The decisions every reader and download takes under the entry's lock.
-extension ResourceEntry.State {
-    /// Whether all of `wanted` is held.
-    func isHeld(_ wanted: Range<Int64>) -> Bool {
-        (ranges.heldRunEnd(from: wanted.lowerBound) ?? wanted.lowerBound) >= wanted.upperBound
-    }
-
-    /// Records a change every reader must look at (a download ended, bytes were dropped,
-    /// caching stopped) and wakes them all once the lock is released.
-    mutating func signal() {
-        version += 1
-        wakeups.append(contentsOf: waiters.values.lazy.map(\.continuation))
-        waiters.removeAll(keepingCapacity: true)
-    }
-
-    /// Wakes the readers whose wanted bytes are now all held, once the lock is released.
-    mutating func signalProgress() {
-        for (token, waiter) in waiters where isHeld(waiter.wanted) {
-            waiters[token] = nil
-            wakeups.append(waiter.continuation)
         }
     }
 }

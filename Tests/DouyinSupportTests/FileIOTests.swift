@@ -57,6 +57,24 @@ struct FileIOTests {
         #expect(try files.readFile(path) == Data("hello".utf8))  // healed after one failure
     }
 
+    /// `after:` lets a counted number of calls through first: a disk that fills mid-file, the
+    /// same way however fast or slow the caller is.
+    @Test func aFaultAfterNCallsLetsExactlyNCallsThrough() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let injector = FaultInjector()
+        injector.limitTransfers(to: 100)
+        injector.fail(.pwrite, with: ENOSPC, after: 3)
+        let files = FileIO(syscalls: Syscalls.system.injecting(injector))
+        let descriptor = try files.open(directory.appending("entry").path, flags: O_RDWR | O_CREAT)
+        defer { files.close(descriptor) }
+        #expect(throws: SystemError(call: "pwrite", code: ENOSPC)) {
+            try files.write(Data(repeating: 1, count: 1_000), to: descriptor, at: 0)
+        }
+        #expect(try files.status(descriptor).st_size == 300, "three 100-byte writes, then the fault")
+        #expect(injector.injectedCount(.pwrite) == 1)
+    }
+
     @Test func positionedWritesAndReadsAtInt64Offsets() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
