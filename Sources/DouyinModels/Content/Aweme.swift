@@ -51,12 +51,27 @@ public struct Aweme: Codable, Sendable, Hashable {
         case userDigged = "user_digged"
     }
 
-    /// A post with only its identity; every other field empty or `nil`.
-    public init(awemeID: String, desc: String = "") {
+    /// A post with its identity and any other fields; each left out is what absent means in
+    /// the JSON (`nil`, "" for ``desc``, empty lists), so `Aweme(awemeID: "1")` is the minimal post.
+    public init(awemeID: String, desc: String = "", createTime: Date? = nil, authorUserID: String? = nil, author: User? = nil,
+                music: Music? = nil, video: Video? = nil, statistics: Statistics? = nil, shareURL: String? = nil,
+                shareInfo: ShareInfo? = nil, chaList: [Challenge] = [], textExtra: [TextExtra] = [], isTop: Int? = nil,
+                userDigged: Int? = nil, region: String? = nil) {
         self.awemeID = awemeID
         self.desc = desc
-        chaList = []
-        textExtra = []
+        self.createTime = createTime
+        self.authorUserID = authorUserID
+        self.author = author
+        self.music = music
+        self.video = video
+        self.statistics = statistics
+        self.shareURL = shareURL
+        self.shareInfo = shareInfo
+        self.chaList = chaList
+        self.textExtra = textExtra
+        self.isTop = isTop
+        self.userDigged = userDigged
+        self.region = region
     }
 
     /// Decodes a post; only `aweme_id` is required (see the type's notes).
@@ -152,8 +167,23 @@ public struct Video: Codable, Sendable, Hashable {
         case hasWatermark = "has_watermark"
     }
 
-    /// A video with no fields set.
-    public init() {}
+    /// A video with any of its fields; each left out is `nil` (absent), so `Video()` has none set.
+    public init(playAddr: ImageSet? = nil, playAddrLowbr: ImageSet? = nil, cover: ImageSet? = nil, originCover: ImageSet? = nil,
+                dynamicCover: ImageSet? = nil, downloadAddr: ImageSet? = nil, width: Int? = nil, height: Int? = nil,
+                duration: Int? = nil, ratio: String? = nil, hasWatermark: Bool? = nil, bitRate: [BitRate]? = nil) {
+        self.playAddr = playAddr
+        self.playAddrLowbr = playAddrLowbr
+        self.cover = cover
+        self.originCover = originCover
+        self.dynamicCover = dynamicCover
+        self.downloadAddr = downloadAddr
+        self.width = width
+        self.height = height
+        self.duration = duration
+        self.ratio = ratio
+        self.hasWatermark = hasWatermark
+        self.bitRate = bitRate
+    }
 
     /// The length as a `Duration` (``duration`` is in milliseconds); `nil` when absent.
     public var length: Duration? { duration.map { .milliseconds($0) } }
@@ -229,10 +259,23 @@ public struct Music: Codable, Sendable, Hashable {
         case userCount = "user_count"
     }
 
-    /// A track with no fields set.
-    public init() {
-        title = ""
-        author = ""
+    /// A track with any of its fields; each left out is what absent means (`nil`, "" for the
+    /// title and author), so `Music()` has none set. ``duration`` is in seconds.
+    public init(id: String? = nil, idStr: String? = nil, title: String = "", author: String = "", duration: Int? = nil,
+                playURL: ImageSet? = nil, coverLarge: ImageSet? = nil, coverMedium: ImageSet? = nil, coverThumb: ImageSet? = nil,
+                coverHD: ImageSet? = nil, userCount: Int? = nil, extra: String? = nil) {
+        self.id = id
+        self.idStr = idStr
+        self.title = title
+        self.author = author
+        self.duration = duration
+        self.playURL = playURL
+        self.coverLarge = coverLarge
+        self.coverMedium = coverMedium
+        self.coverThumb = coverThumb
+        self.coverHD = coverHD
+        self.userCount = userCount
+        self.extra = extra
     }
 
     /// Decodes a track; nothing is required.
@@ -284,8 +327,14 @@ public struct Statistics: Codable, Sendable, Hashable {
         case shareCount = "share_count"
     }
 
-    /// Counters with none set.
-    public init() {}
+    /// Counters as given; each left out is `nil` (absent), so `Statistics()` has none set.
+    public init(awemeID: String? = nil, commentCount: Int? = nil, diggCount: Int? = nil, playCount: Int? = nil, shareCount: Int? = nil) {
+        self.awemeID = awemeID
+        self.commentCount = commentCount
+        self.diggCount = diggCount
+        self.playCount = playCount
+        self.shareCount = shareCount
+    }
 
     /// Decodes the counters; nothing is required.
     public init(from decoder: any Decoder) throws {
@@ -315,10 +364,13 @@ public struct Challenge: Codable, Sendable, Hashable {
         case userCount = "user_count"
     }
 
-    /// A challenge with its id and name.
-    public init(cid: String, chaName: String = "") {
+    /// A challenge with its id and any other fields; each left out is what absent means ("" for
+    /// the name, `nil` otherwise).
+    public init(cid: String, chaName: String = "", desc: String? = nil, userCount: Int? = nil) {
         self.cid = cid
         self.chaName = chaName
+        self.desc = desc
+        self.userCount = userCount
     }
 
     /// Decodes a challenge; only `cid` is required.
@@ -386,6 +438,10 @@ public struct ShareInfo: Codable, Sendable, Hashable {
         case shareDesc = "share_desc"
     }
 
-    /// Share texts with none set.
-    public init() {}
+    /// Share texts as given; each left out is `nil` (absent), so `ShareInfo()` has none set.
+    public init(shareURL: String? = nil, shareTitle: String? = nil, shareDesc: String? = nil) {
+        self.shareURL = shareURL
+        self.shareTitle = shareTitle
+        self.shareDesc = shareDesc
+    }
 }

@@ -60,13 +60,19 @@ public struct Comment: Codable, Sendable, Hashable {
         case userType = "user_type"
     }
 
-    /// A comment with its id and text, written by `user` or `visitor` (``userType`` follows).
-    public init(cid: String, text: String = "", user: User? = nil, visitor: Visitor? = nil) {
+    /// A comment with its id and any other fields; each left out is what absent means ("" for
+    /// ``text``, `nil` otherwise). `userType` `nil` infers it as decoding does when `user_type`
+    /// is absent: `.user` with a `user`, else `.visitor` with a `visitor`, else `.unknown("")`.
+    public init(cid: String, awemeID: String? = nil, text: String = "", diggCount: Int? = nil, createTime: Date? = nil,
+                userType: CommentAuthorKind? = nil, user: User? = nil, visitor: Visitor? = nil) {
         self.cid = cid
+        self.awemeID = awemeID
         self.text = text
+        self.diggCount = diggCount
+        self.createTime = createTime
         self.user = user
         self.visitor = visitor
-        userType = Self.inferredKind(user: user, visitor: visitor)
+        self.userType = userType ?? Self.inferredKind(user: user, visitor: visitor)
     }
 
     /// Decodes a comment; only `cid` is required (see the type's notes).
@@ -180,12 +186,21 @@ public struct GroupChat: Codable, Sendable, Hashable {
         case createTime = "create_time"
     }
 
-    /// A message with its id, kind and text.
-    public init(id: String, msgType: MessageType = .text, msgContent: String = "", visitor: Visitor? = nil) {
+    /// A message with its id and any other fields, for tests, previews and messages built on
+    /// this side; each left out is `nil` (absent), the kind `.text` and the text "".
+    /// `createTime` is the send time (whole seconds in the JSON).
+    public init(id: String, msgType: MessageType = .text, msgContent: String = "", visitor: Visitor? = nil,
+                picThumbnail: PictureInfo? = nil, picMedium: PictureInfo? = nil, picLarge: PictureInfo? = nil,
+                picOriginal: PictureInfo? = nil, createTime: Date? = nil) {
         self.id = id
         self.msgType = msgType
         self.msgContent = msgContent
         self.visitor = visitor
+        self.picThumbnail = picThumbnail
+        self.picMedium = picMedium
+        self.picLarge = picLarge
+        self.picOriginal = picOriginal
+        self.createTime = createTime
     }
 
     /// Decodes a message; only `id` is required.

@@ -82,11 +82,40 @@ public struct User: Codable, Sendable, Hashable {
         case followStatus = "follow_status"
     }
 
-    /// A user with only its identity; every other field empty or `nil`.
-    public init(uid: String, nickname: String = "") {
+    /// A user with its identity and any other fields; each left out is what absent means in
+    /// the JSON ("" for ``nickname`` and ``signature``, `nil` otherwise), so `User(uid: "1")` is
+    /// the minimal user.
+    public init(uid: String, shortID: String? = nil, uniqueID: String? = nil, nickname: String = "", gender: Int? = nil,
+                signature: String = "", avatarThumb: ImageSet? = nil, avatarMedium: ImageSet? = nil, avatarLarger: ImageSet? = nil,
+                avatarURI: String? = nil, followerCount: Int? = nil, followingCount: Int? = nil, awemeCount: Int? = nil,
+                favoritingCount: Int? = nil, totalFavorited: Int? = nil, constellation: Int? = nil, birthday: String? = nil,
+                region: String? = nil, isVerified: Bool? = nil, customVerify: String? = nil, createTime: Date? = nil,
+                shareQRCodeURI: String? = nil, videoIcon: ImageSet? = nil, videoIconVirtualURI: String? = nil, followStatus: Int? = nil) {
         self.uid = uid
+        self.shortID = shortID
+        self.uniqueID = uniqueID
         self.nickname = nickname
-        signature = ""
+        self.gender = gender
+        self.signature = signature
+        self.avatarThumb = avatarThumb
+        self.avatarMedium = avatarMedium
+        self.avatarLarger = avatarLarger
+        self.avatarURI = avatarURI
+        self.followerCount = followerCount
+        self.followingCount = followingCount
+        self.awemeCount = awemeCount
+        self.favoritingCount = favoritingCount
+        self.totalFavorited = totalFavorited
+        self.constellation = constellation
+        self.birthday = birthday
+        self.region = region
+        self.isVerified = isVerified
+        self.customVerify = customVerify
+        self.createTime = createTime
+        self.shareQRCodeURI = shareQRCodeURI
+        self.videoIcon = videoIcon
+        self.videoIconVirtualURI = videoIconVirtualURI
+        self.followStatus = followStatus
     }
 
     /// Decodes a user; only `uid` is required (see the type's notes).
@@ -172,10 +201,15 @@ public struct Visitor: Codable, Sendable, Hashable {
         case avatarLarge = "avatar_large"
     }
 
-    /// A visitor with only its identity and device id.
-    public init(uid: String, udid: String = "") {
+    /// A visitor with its identity and any other fields; each left out is what absent means
+    /// ("" for ``udid``, `nil` for the avatars).
+    public init(uid: String, udid: String = "", avatarThumbnail: PictureInfo? = nil, avatarMedium: PictureInfo? = nil,
+                avatarLarge: PictureInfo? = nil) {
         self.uid = uid
         self.udid = udid
+        self.avatarThumbnail = avatarThumbnail
+        self.avatarMedium = avatarMedium
+        self.avatarLarge = avatarLarge
     }
 
     /// Decodes a visitor; only `uid` is required.
