@@ -32,7 +32,9 @@ public final class APIClient: Sendable {
 
     private struct State {
         var statistics = Statistics()
-        var visitors: [String: Task<Visitor, any Error>] = [:]
+        /// `visitor/create` calls by udid: running (shared by every caller) or succeeded
+        /// (remembered for the client's life); a failed one is removed.
+        var visitors: [String: SharedCall<Visitor>] = [:]
     }
 
     /// A client of the API at `baseURL`; retry waits use `clock` (the continuous clock unless a
@@ -226,23 +228,37 @@ public final class APIClient: Sendable {
 extension APIClient {
     /// The visitor for `deviceID`: its `udid` is the md5 (lowercase hex) of the device id;
     /// `visitor/create` is called once per device id and its result kept for the client's life.
-    /// Concurrent callers share one call; a failed call is forgotten so the next caller tries again.
+    ///
+    /// Concurrent callers share one call. A caller whose task is cancelled stops waiting at once
+    /// with `CancellationError`; the call goes on for the others (and, when it succeeds, is
+    /// remembered even if every caller left). A failed call is forgotten before its callers
+    /// hear of it, so the next caller tries again.
+    ///
+    /// - Throws: the call's ``APIError``, or `CancellationError` when the task is cancelled.
     public func visitor(deviceID: String) async throws -> Visitor {
         let udid = Self.udid(deviceID: deviceID)
-        let task = state.withLock { state -> Task<Visitor, any Error> in
-            if let existing = state.visitors[udid] { return existing }
-            let created = Task { try await self.value(.visitorCreate(udid: udid)) }
-            state.visitors[udid] = created
-            return created
+        let (call, isNew) = state.withLock { state -> (SharedCall<Visitor>, Bool) in
+            if let existing = state.visitors[udid] { return (existing, false) }
+            let call = SharedCall<Visitor>()
+            state.visitors[udid] = call
+            return (call, true)
         }
-        do {
-            return try await task.value
-        } catch {
-            state.withLock { state in
-                if state.visitors[udid] == task { state.visitors[udid] = nil }
+        if isNew {
+            // Its own task, not the caller's: no caller's cancellation reaches the request.
+            Task {
+                let result: Result<Visitor, any Error>
+                do {
+                    result = .success(try await self.value(.visitorCreate(udid: udid)))
+                } catch {
+                    result = .failure(error)
+                    self.state.withLock { state in
+                        if state.visitors[udid] === call { state.visitors[udid] = nil }
+                    }
+                }
+                call.finish(result)
             }
-            throw error
         }
+        return try await call.value()
     }
 
     /// The `udid` of a device: the lowercase hex md5 of its id.
