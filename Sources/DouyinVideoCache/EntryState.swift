@@ -16,11 +16,13 @@ struct EntryState {
         var readOnThreshold: Int64
         var coalescingGap: Int64
         var persistInterval: Int64
+        var persistSpacing: Duration
 
         init(_ configuration: VideoCache.Configuration) {
             readOnThreshold = configuration.readOnThreshold
             coalescingGap = configuration.coalescingGap
             persistInterval = configuration.persistInterval
+            persistSpacing = configuration.persistSpacing
         }
     }
 
@@ -116,6 +118,8 @@ struct EntryState {
     /// Bytes written since the last index write.
     var unpersisted: Int64 = 0
     var persistPending = false
+    /// When the last index write during a download was asked for; `nil` before the first.
+    var lastPersistRequest: ContinuousClock.Instant?
     /// Readers to wake once the lock is released: resuming a task while holding the lock
     /// deadlocks against that task's cancellation handler, which takes the lock.
     var wakeups: [CheckedContinuation<Void, Never>] = []
@@ -370,12 +374,18 @@ struct EntryState {
         return download.position < download.end
     }
 
-    /// Whether enough is written since the last index write that the index should be written.
-    var shouldPersist: Bool { unpersisted >= tuning.persistInterval }
+    /// Whether the index should be written at `now`: enough bytes are written since the last
+    /// write, and the last request is at least ``Tuning/persistSpacing`` ago.
+    func shouldPersist(at now: ContinuousClock.Instant) -> Bool {
+        guard unpersisted >= tuning.persistInterval else { return false }
+        guard let last = lastPersistRequest else { return true }
+        return now - last >= tuning.persistSpacing
+    }
 
-    /// A request to write the index: `true` when the caller should start one, `false` when one
-    /// is pending already (it will include these bytes).
-    mutating func requestPersist() -> Bool {
+    /// A request at `now` to write the index: `true` when the caller should start one, `false`
+    /// when one is pending already (it will include these bytes).
+    mutating func requestPersist(at now: ContinuousClock.Instant) -> Bool {
+        lastPersistRequest = now
         defer { persistPending = true }
         return !persistPending
     }

@@ -348,7 +348,7 @@ final class ResourceEntry: @unchecked Sendable {
                 }
                 state.stored(useful, for: id)
             }
-            return (state.wantsMore(id), state.shouldPersist)
+            return (state.wantsMore(id), state.shouldPersist(at: .now))
         }
     }
 
@@ -409,7 +409,7 @@ final class ResourceEntry: @unchecked Sendable {
     /// Persists on another thread, so a download keeps taking in bytes during the fsync;
     /// requests made while one is pending share it.
     private func schedulePersist() {
-        guard locked({ state in state.requestPersist() }) else { return }
+        guard locked({ state in state.requestPersist(at: .now) }) else { return }
         Task.detached { [self] in
             locked { state in state.persistPending = false }
             persist()

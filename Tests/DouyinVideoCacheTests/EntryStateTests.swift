@@ -265,13 +265,31 @@ struct EntryStateTests {
 
     @Test func persistRequestsWhileOneIsPendingShareIt() {
         var state = state()
-        let startsPersist21 = state.requestPersist()
-        #expect(startsPersist21)
-        let startsPersist22 = state.requestPersist()
-        #expect(!startsPersist22)
+        let now = ContinuousClock.now
+        let first = state.requestPersist(at: now)
+        let second = state.requestPersist(at: now)
+        #expect(first && !second)
         state.persistPending = false
-        let startsPersist23 = state.requestPersist()
-        #expect(startsPersist23)
+        let third = state.requestPersist(at: now)
+        #expect(third)
+    }
+
+    /// An index write needs `persistInterval` new bytes and `persistSpacing` since the last
+    /// request: a fast download does not fsync 30 times a second.
+    @Test func theIndexIsWrittenEveryIntervalButNoMoreOftenThanTheSpacing() {
+        var state = state()
+        let start = ContinuousClock.now
+        let (_, id) = startRead(&state, 0..<(4 << 20))
+        state.stored(0..<((1 << 20) - 1), for: id)
+        #expect(!state.shouldPersist(at: start), "one byte short of the interval")
+        state.stored(((1 << 20) - 1)..<(1 << 20), for: id)
+        #expect(state.shouldPersist(at: start), "the first write waits for no spacing")
+        _ = state.requestPersist(at: start)
+        state.persistPending = false
+        _ = state.indexSnapshot(url: "u", dataFileName: "d.mp4")
+        state.stored((1 << 20)..<(3 << 20), for: id)
+        #expect(!state.shouldPersist(at: start.advanced(by: .milliseconds(499))))
+        #expect(state.shouldPersist(at: start.advanced(by: .milliseconds(500))))
     }
 
     // MARK: Index and checksums
