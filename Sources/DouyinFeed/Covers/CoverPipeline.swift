@@ -19,7 +19,10 @@ import Foundation
 /// Rules: however many cells ask for one URL, one download and one decode serve them; a
 /// waiter that cancels leaves without disturbing the others, and the download stops when the
 /// last one leaves. At most ``Configuration/maxConcurrentDownloads`` download at once, visible
-/// requests before prefetches, each in the order asked.
+/// requests before prefetches, each in the order asked. A download that has shown its first
+/// frame while other covers wait for a slot pauses (its bytes kept) and gives its slot up; it
+/// finishes later, after every cover waiting for a first frame has started, with a range request
+/// for the rest (`If-Range` on the first answer's validator, so a changed file comes whole).
 ///
 /// The cache's own downloader hands out whole files only, so this pipeline reads the body
 /// itself as it arrives (over a DouyinVideoCache origin, `URLSessionOrigin` by default) and
@@ -72,6 +75,19 @@ public final class CoverPipeline: Sendable {
         public var cachedFirstFrames = 0
         /// Downloads cancelled because every waiter left.
         public var cancelledDownloads = 0
+        /// Downloads paused after their first frame to free the slot for a cover still without
+        /// one (each finishes later with a range request for the rest of the file).
+        public var pausedDownloads = 0
+    }
+
+    /// A shown cover's paused download: the bytes held and what resuming them needs.
+    private struct Paused {
+        /// The file's first bytes, as received.
+        var data: Data
+        /// The first answer's ETag (or Last-Modified) for `If-Range`; `nil`: fetch it whole again.
+        var validator: String?
+        /// The file's length in bytes, from the first answer.
+        var length: Int64
     }
 
     private struct Flight {
@@ -83,6 +99,8 @@ public final class CoverPipeline: Sendable {
         var started = false
         /// Set once shown: later joiners get it at once while the file finishes downloading.
         var frame: WebPCanvasFrame?
+        /// Set while the download is paused after the frame, waiting for a slot to finish.
+        var paused: Paused?
     }
 
     private struct State {
@@ -91,6 +109,15 @@ public final class CoverPipeline: Sendable {
         var cancelledEarly: Set<Int> = []
         var running = 0
         var statistics = Statistics()
+        /// Callers of ``idle()`` waiting for the last flight to end.
+        var idleWaiters: [CheckedContinuation<Void, Never>] = []
+
+        /// The idle waiters to resume when no flight is left (taken out of the state).
+        mutating func takeIdleWaitersIfIdle() -> [CheckedContinuation<Void, Never>] {
+            guard flights.isEmpty else { return [] }
+            defer { idleWaiters = [] }
+            return idleWaiters
+        }
     }
 
     /// The settings in use.
@@ -137,6 +164,19 @@ public final class CoverPipeline: Sendable {
         }
     }
 
+    /// Returns once no download is running, waiting or paused (every file stored or given up):
+    /// for tests and benchmarks that check what a run left in the cache.
+    package func idle() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                if state.flights.isEmpty { return true }
+                state.idleWaiters.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
     /// Raises (or lowers) a waiting URL's priority: a cell scrolled into view.
     public func setPriority(_ priority: Priority, for url: URL) {
         state.withLock { $0.flights[url]?.priority = priority }
@@ -165,13 +205,13 @@ public final class CoverPipeline: Sendable {
     }
 
     private func leave(url: URL, waiter: Int) {
-        let (continuation, orphan) = state.withLock { state -> (CheckedContinuation<WebPCanvasFrame, any Error>?, Task<Void, Never>?) in
+        let (continuation, orphan, idle) = state.withLock { state -> (CheckedContinuation<WebPCanvasFrame, any Error>?, Task<Void, Never>?, [CheckedContinuation<Void, Never>]) in
             guard let continuation = state.flights[url]?.waiters.removeValue(forKey: waiter) else {
                 state.cancelledEarly.insert(waiter)
-                return (nil, nil)
+                return (nil, nil, [])
             }
             guard state.flights[url]?.waiters.isEmpty == true, let flight = state.flights.removeValue(forKey: url) else {
-                return (continuation, nil)
+                return (continuation, nil, [])
             }
             // Nobody waits any more: stop the download (a flight that has shown its frame has no
             // waiters left either, but is finishing the file for the cache and is not here).
@@ -179,27 +219,101 @@ public final class CoverPipeline: Sendable {
                 state.running -= 1
                 state.statistics.cancelledDownloads += 1
             }
-            return (continuation, flight.task)
+            return (continuation, flight.task, state.takeIdleWaitersIfIdle())
         }
         continuation?.resume(throwing: CancellationError())
+        for waiter in idle { waiter.resume() }
         orphan?.cancel()
         if orphan != nil { startWaitingFlights() }
     }
 
-    /// Starts waiting flights while slots are free: visible first, then in the order asked.
+    /// Starts waiting flights while slots are free: visible first, then in the order asked;
+    /// paused downloads only when no cover waits for its first frame, oldest first.
     private func startWaitingFlights() {
         state.withLock { state in
             while state.running < max(1, configuration.maxConcurrentDownloads) {
                 let waiting = state.flights.filter { !$0.value.started }
-                guard let (url, flight) = waiting.max(by: { ($0.value.priority, -$0.value.order) < ($1.value.priority, -$1.value.order) }) else { return }
+                if let (url, flight) = waiting.max(by: { ($0.value.priority, -$0.value.order) < ($1.value.priority, -$1.value.order) }) {
+                    state.running += 1
+                    state.statistics.downloads += 1
+                    state.flights[url]?.started = true
+                    let id = flight.id
+                    // A task does not run synchronously, so it is registered before it can finish.
+                    state.flights[url]?.task = Task { [self] in await download(url, flight: id) }
+                    continue
+                }
+                let paused = state.flights.compactMap { url, flight in flight.paused.map { (url, flight.id, flight.order, $0) } }
+                guard let (url, id, _, held) = paused.min(by: { $0.2 < $1.2 }) else { return }
                 state.running += 1
-                state.statistics.downloads += 1
-                state.flights[url]?.started = true
-                let id = flight.id
-                // A task does not run synchronously, so it is registered before it can finish.
-                state.flights[url]?.task = Task { [self] in await download(url, flight: id) }
+                state.flights[url]?.paused = nil
+                state.flights[url]?.task = Task { [self] in await finishPaused(url, flight: id, held) }
             }
         }
+    }
+
+    /// After the frame: pauses this download (keeping `data`) when a cover waits for a slot
+    /// to show its own first frame. Returns whether it did; the caller then stops reading.
+    private func pauseIfOthersWait(_ url: URL, flight: Int, data: Data, validator: String?, length: Int64?) -> Bool {
+        // Without a known length a resumed range could not be checked as complete: keep going.
+        guard let length, Int64(data.count) < length else { return false }
+        let paused = state.withLock { state -> Bool in
+            guard state.flights[url]?.id == flight, state.flights.contains(where: { !$0.value.started }) else { return false }
+            state.flights[url]?.paused = Paused(data: data, validator: validator, length: length)
+            state.running -= 1
+            state.statistics.pausedDownloads += 1
+            return true
+        }
+        if paused { startWaitingFlights() }
+        return paused
+    }
+
+    /// Finishes a paused download: the rest of the file with `If-Range` (a 200 means the file
+    /// changed or ranges are not served: the whole new file), then stores it in the cache if
+    /// it is complete. The frame is already shown, so a failure only leaves the cover uncached.
+    private func finishPaused(_ url: URL, flight: Int, _ paused: Paused) async {
+        do {
+            var data = paused.data
+            let request = if let validator = paused.validator {
+                OriginRequest(url: url, range: Int64(data.count)..<Int64.max, ifRange: validator)
+            } else {
+                OriginRequest(url: url, range: 0..<Int64.max)
+            }
+            let response = try await origin.fetch(request)
+            let expected: Int64?
+            switch response.status {
+            case 206:
+                let range = Self.contentRange(response.headers)
+                guard let range, range.start == request.range.lowerBound, range.total == paused.length || paused.validator == nil else {
+                    throw CoverError.httpStatus(206, url: url.absoluteString)
+                }
+                if paused.validator == nil { data = Data() }
+                expected = range.total
+            case 200:
+                data = Data()
+                expected = response.headers["content-length"].flatMap { Int64($0) }
+            default:
+                throw CoverError.httpStatus(response.status, url: url.absoluteString)
+            }
+            for try await piece in response.body { data.append(piece) }
+            if expected.map({ $0 == Int64(data.count) }) ?? true { try? imageCache.store(data, for: url) }
+        } catch {
+            // Shown already; the next request for it downloads it again.
+        }
+        finishDownload(url, flight: flight)
+    }
+
+    /// `Content-Range: bytes S-E/L` → S and L (`nil` L for `*`); `nil` when absent or unreadable.
+    static func contentRange(_ headers: [String: String]) -> (start: Int64, total: Int64?)? {
+        guard let value = headers["content-range"], value.hasPrefix("bytes ") else { return nil }
+        let parts = value.dropFirst(6).split(separator: "/", maxSplits: 1)
+        guard parts.count == 2, let dash = parts[0].firstIndex(of: "-"), let start = Int64(parts[0][..<dash]) else { return nil }
+        return (start, Int64(parts[1]))
+    }
+
+    /// What `If-Range` can carry: a strong ETag, else Last-Modified; `nil` when neither.
+    static func validator(_ headers: [String: String]) -> String? {
+        if let etag = headers["etag"], !etag.hasPrefix("W/") { return etag }
+        return headers["last-modified"]
     }
 
     /// Downloads `url`, trying a first frame after each piece until one decodes; resumes the
@@ -212,13 +326,20 @@ public final class CoverPipeline: Sendable {
             guard response.status == 200 || response.status == 206 else {
                 throw CoverError.httpStatus(response.status, url: url.absoluteString)
             }
+            let length = response.status == 206 ? Self.contentRange(response.headers)?.total : response.headers["content-length"].flatMap { Int64($0) }
+            let validator = Self.validator(response.headers)
             for try await piece in response.body {
                 data.append(piece)
-                guard !shown else { continue }
+                if shown {
+                    // Returning stops reading, which cancels the transfer.
+                    if pauseIfOthersWait(url, flight: flight, data: data, validator: validator, length: length) { return }
+                    continue
+                }
                 do {
                     if let frame = try WebPAnimation.firstFrame(ofPartialData: data, maxCanvasPixels: configuration.maxCanvasPixels) {
                         shown = true
                         resume(url, flight: flight, with: .success(frame), progressive: true)
+                        if pauseIfOthersWait(url, flight: flight, data: data, validator: validator, length: length) { return }
                     }
                 } catch {
                     throw CoverError.undecodable(url: url.absoluteString, reason: "\(error)")
@@ -259,12 +380,13 @@ public final class CoverPipeline: Sendable {
 
     /// The flight's download ended: free its slot (unless a last leaver already did).
     private func finishDownload(_ url: URL, flight: Int) {
-        let (freed, leftovers, frame) = state.withLock { state -> (Bool, [CheckedContinuation<WebPCanvasFrame, any Error>], WebPCanvasFrame?) in
-            guard let ended = state.flights[url], ended.id == flight else { return (false, [], nil) }
+        let (freed, leftovers, frame, idle) = state.withLock { state -> (Bool, [CheckedContinuation<WebPCanvasFrame, any Error>], WebPCanvasFrame?, [CheckedContinuation<Void, Never>]) in
+            guard let ended = state.flights[url], ended.id == flight else { return (false, [], nil, []) }
             state.flights[url] = nil
             state.running -= 1
-            return (true, Array(ended.waiters.values), ended.frame)
+            return (true, Array(ended.waiters.values), ended.frame, state.takeIdleWaitersIfIdle())
         }
+        for waiter in idle { waiter.resume() }
         // Waiters that joined after a failure resumed the others.
         for waiter in leftovers {
             if let frame {
