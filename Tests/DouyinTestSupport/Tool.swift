@@ -22,8 +22,11 @@ public enum Tool {
         return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     }()
 
-    /// Runs `douyinkit` with `arguments` in `directory` (the package root by default) and waits.
-    public static func run(_ arguments: [String], in directory: URL = Fixtures.packageRoot) throws -> Result {
+    /// Runs `douyinkit` with `arguments` in `directory` (the package root by default) and waits
+    /// for it without blocking a thread: a test blocked in `waitUntilExit()` holds one of the
+    /// few threads every async test shares (two on a two-core machine), and two demo runs at
+    /// once stalled unrelated tests for 30 s (their requests never left the process).
+    public static func run(_ arguments: [String], in directory: URL = Fixtures.packageRoot) async throws -> Result {
         let process = Process()
         process.executableURL = productsDirectory.appendingPathComponent("douyinkit")
         process.arguments = arguments
@@ -38,8 +41,15 @@ public enum Tool {
         let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
         process.standardOutput = out
         process.standardError = err
-        try process.run()
-        process.waitUntilExit()
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            process.terminationHandler = { _ in continuation.resume() }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
+            }
+        }
         try out.close()
         try err.close()
         return Result(

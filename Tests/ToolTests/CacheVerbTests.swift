@@ -4,7 +4,7 @@ import Testing
 
 @Suite("douyinkit cache get")
 struct CacheVerbTests {
-    @Test func networkThenDiskWithTheSameBytes() throws {
+    @Test func networkThenDiskWithTheSameBytes() async throws {
         let origin = try NginxOrigin()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
@@ -12,25 +12,25 @@ struct CacheVerbTests {
         try origin.serve(body, at: "/a.webp")
         let out = folder.appending("out.webp").path
         let dir = folder.appending("cache").path
-        let first = try Tool.run(["cache", "get", origin.url("/a.webp").absoluteString, "--dir", dir, "--out", out])
+        let first = try await Tool.run(["cache", "get", origin.url("/a.webp").absoluteString, "--dir", dir, "--out", out])
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stderr.contains("source=network"))
         #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == body)
-        let second = try Tool.run(["cache", "get", origin.url("/a.webp").absoluteString, "--dir", dir])
+        let second = try await Tool.run(["cache", "get", origin.url("/a.webp").absoluteString, "--dir", dir])
         #expect(second.stderr.contains("source=disk"))
         #expect(second.output == body)
         #expect(origin.requests().count == 1)
     }
 
-    @Test func errorsExitOne() throws {
+    @Test func errorsExitOne() async throws {
         let origin = try NginxOrigin()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
-        let missing = try Tool.run(["cache", "get", origin.url("/missing").absoluteString, "--dir", folder.url.path])
+        let missing = try await Tool.run(["cache", "get", origin.url("/missing").absoluteString, "--dir", folder.url.path])
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("HTTP 404"))
-        #expect(try Tool.run(["cache", "get", "not a url", "--dir", folder.url.path]).status == 2)
-        #expect(try Tool.run(["cache", "get", origin.url("/x").absoluteString]).status == 2)
+        #expect(try await Tool.run(["cache", "get", "not a url", "--dir", folder.url.path]).status == 2)
+        #expect(try await Tool.run(["cache", "get", origin.url("/x").absoluteString]).status == 2)
     }
 
     // MARK: - Case 5: `--out` creates or replaces only a regular file
@@ -41,7 +41,7 @@ struct CacheVerbTests {
         return ["cache", "get", origin.url("/out.bin").absoluteString, "--dir", folder.appending("cache").path, "--out", path]
     }
 
-    @Test func outWritesThroughSymlinksRegression() throws {
+    @Test func outWritesThroughSymlinksRegression() async throws {
         let origin = try NginxOrigin()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
@@ -49,7 +49,7 @@ struct CacheVerbTests {
         try Data("victim's own bytes".utf8).write(to: victim)
         try FileManager.default.createSymbolicLink(at: link, withDestinationURL: victim)
 
-        let result = try Tool.run(try arguments(origin: origin, folder: folder, out: link.path))
+        let result = try await Tool.run(try arguments(origin: origin, folder: folder, out: link.path))
 
         #expect(result.status == 1)
         #expect(result.stderr.contains("symbolic link"), "\(result.stderr)")
@@ -59,50 +59,50 @@ struct CacheVerbTests {
         #expect(origin.requests().isEmpty)
     }
 
-    @Test func outNeverCreatesADanglingSymlinksTarget() throws {
+    @Test func outNeverCreatesADanglingSymlinksTarget() async throws {
         let origin = try NginxOrigin()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let target = folder.appending("not-yet"), link = folder.appending("dangling")
         try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
-        let result = try Tool.run(try arguments(origin: origin, folder: folder, out: link.path))
+        let result = try await Tool.run(try arguments(origin: origin, folder: folder, out: link.path))
         #expect(result.status == 1)
         #expect(!FileManager.default.fileExists(atPath: target.path))
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == target.path)
     }
 
-    @Test func outReplacesDevicesRegression() throws {
+    @Test func outReplacesDevicesRegression() async throws {
         let origin = try NginxOrigin()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         // /dev/null itself, read-only: as root the old code turned it into a regular file.
-        let result = try Tool.run(try arguments(origin: origin, folder: folder, out: "/dev/null"))
+        let result = try await Tool.run(try arguments(origin: origin, folder: folder, out: "/dev/null"))
         #expect(result.status == 1)
         #expect(result.stderr.contains("a device"), "\(result.stderr)")
         #expect(try FileManager.default.attributesOfItem(atPath: "/dev/null")[.type] as? FileAttributeType == .typeCharacterSpecial)
         // A FIFO: opening it for writing would block on a reader; it must not even be opened.
         let fifo = folder.appending("fifo")
         #expect(mkfifo(fifo.path, 0o644) == 0)
-        let piped = try Tool.run(try arguments(origin: origin, folder: folder, out: fifo.path))
+        let piped = try await Tool.run(try arguments(origin: origin, folder: folder, out: fifo.path))
         #expect(piped.status == 1)
         #expect(piped.stderr.contains("FIFO"), "\(piped.stderr)")
         var info = stat()
         #expect(lstat(fifo.path, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
     }
 
-    @Test func outRefusesADirectory() throws {
+    @Test func outRefusesADirectory() async throws {
         let origin = try NginxOrigin()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let directory = folder.appending("a-directory")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
-        let result = try Tool.run(try arguments(origin: origin, folder: folder, out: directory.path))
+        let result = try await Tool.run(try arguments(origin: origin, folder: folder, out: directory.path))
         #expect(result.status == 1)
         #expect(result.stderr.contains("a directory"), "\(result.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }
 
-    @Test func outReplacesARegularFileAndLeavesNoTemporaryFile() throws {
+    @Test func outReplacesARegularFileAndLeavesNoTemporaryFile() async throws {
         let origin = try NginxOrigin()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
@@ -110,13 +110,13 @@ struct CacheVerbTests {
         try Data("old, longer contents of the output".utf8).write(to: out)
         // A hard link to the old file keeps the old bytes: the name is replaced, not the inode.
         try FileManager.default.linkItem(at: out, to: twin)
-        let result = try Tool.run(try arguments(origin: origin, folder: folder, out: out.path))
+        let result = try await Tool.run(try arguments(origin: origin, folder: folder, out: out.path))
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try Data(contentsOf: out) == Data("fresh bytes".utf8))
         #expect(try Data(contentsOf: twin) == Data("old, longer contents of the output".utf8))
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == ["cache", "out.bin", "twin"])
         // A relative path with no directory part works too.
-        let relative = try Tool.run(try arguments(origin: origin, folder: folder, out: "relative.bin"), in: folder.url)
+        let relative = try await Tool.run(try arguments(origin: origin, folder: folder, out: "relative.bin"), in: folder.url)
         #expect(relative.status == 0, "\(relative.stderr)")
         #expect(try Data(contentsOf: folder.appending("relative.bin")) == Data("fresh bytes".utf8))
     }
@@ -134,7 +134,7 @@ struct CacheVerbTests {
         #expect(gzip.terminationStatus == 0)
     }
 
-    @Test func gzipStaticOriginFailedComparingUnpackedBytesWithPackedLengthRegression() throws {
+    @Test func gzipStaticOriginFailedComparingUnpackedBytesWithPackedLengthRegression() async throws {
         // Given an nginx that serves a packed copy to clients that accept gzip, and one that
         // serves it to every client (`always`), each with a compressible 2,000,001-byte file
         let origin = try NginxOrigin(extraLocations: """
@@ -150,12 +150,12 @@ struct CacheVerbTests {
             // When the cache fetches it, then reads it again from disk
             let out = folder.appending("out").path
             let dir = folder.appending("cache").path
-            let first = try Tool.run(["cache", "get", origin.url(path).absoluteString, "--dir", dir, "--out", out])
+            let first = try await Tool.run(["cache", "get", origin.url(path).absoluteString, "--dir", dir, "--out", out])
             // Then both answers are the file's own bytes (main failed: "got 2000001 of 1983 bytes")
             #expect(first.status == 0, "\(path): \(first.stderr)")
             #expect(first.stderr.contains("source=network"))
             #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == body, "\(path)")
-            let second = try Tool.run(["cache", "get", origin.url(path).absoluteString, "--dir", dir])
+            let second = try await Tool.run(["cache", "get", origin.url(path).absoluteString, "--dir", dir])
             #expect(second.stderr.contains("source=disk"), "\(path): \(second.stderr)")
             #expect(second.output == body, "\(path)")
         }
@@ -166,7 +166,7 @@ struct CacheVerbTests {
 
     // MARK: - Case 3: the disk tier checks length and checksum on every read
 
-    @Test func twoTierCacheServesATruncatedFileRegression() throws {
+    @Test func twoTierCacheServesATruncatedFileRegression() async throws {
         let origin = try NginxOrigin()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
@@ -174,13 +174,13 @@ struct CacheVerbTests {
         let body = Data(random.bytes(2_000_000))
         try origin.serve(body, at: "/big.bin")
         let url = origin.url("/big.bin").absoluteString, dir = folder.appending("cache").path
-        #expect(try Tool.run(["cache", "get", url, "--dir", dir]).status == 0)
+        #expect(try await Tool.run(["cache", "get", url, "--dir", dir]).status == 0)
         // The one entry file (md5-named, beside the hidden manifest).
         let name = try #require(try FileManager.default.contentsOfDirectory(atPath: dir).first { !$0.hasPrefix(".") })
         let file = folder.appending("cache/\(name)")
         // `truncate -s 1000000`: main answered exit 0, source=disk, 1,000,000 bytes.
         #expect(truncate(file.path, 1_000_000) == 0)
-        let truncated = try Tool.run(["cache", "get", url, "--dir", dir])
+        let truncated = try await Tool.run(["cache", "get", url, "--dir", dir])
         #expect(truncated.status == 0, "\(truncated.stderr)")
         #expect(truncated.stderr.contains("source=network"), "\(truncated.stderr)")
         #expect(truncated.output == body)
@@ -188,9 +188,9 @@ struct CacheVerbTests {
         var bytes = try Data(contentsOf: file)
         bytes[bytes.count / 2] ^= 0x40
         try bytes.write(to: file)
-        let flipped = try Tool.run(["cache", "get", url, "--dir", dir])
+        let flipped = try await Tool.run(["cache", "get", url, "--dir", dir])
         #expect(flipped.stderr.contains("source=network") && flipped.output == body, "\(flipped.stderr)")
-        let repaired = try Tool.run(["cache", "get", url, "--dir", dir])
+        let repaired = try await Tool.run(["cache", "get", url, "--dir", dir])
         #expect(repaired.stderr.contains("source=disk") && repaired.output == body, "\(repaired.stderr)")
         #expect(origin.requests().filter { $0.uri == "/big.bin" }.count == 3)
     }

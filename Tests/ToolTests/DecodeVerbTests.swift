@@ -8,22 +8,22 @@ struct DecodeVerbTests {
         ("awemes", "api/feed.json"), ("user", "api/user.json"), ("comments", "api/comments.json"),
         ("groupchats", "api/groupchats.json"), ("emotions", "api/emotions.json"),
     ])
-    func reencodesWithTheAPIsKeys(kind: String, fixture: String) throws {
-        let result = try Tool.run(["decode", kind, Fixtures.url(fixture).path])
+    func reencodesWithTheAPIsKeys(kind: String, fixture: String) async throws {
+        let result = try await Tool.run(["decode", kind, Fixtures.url(fixture).path])
         #expect(result.status == 0, "\(result.stderr)")
         let original = try JSONSerialization.jsonObject(with: Fixtures.data(fixture)) as? [String: Any]
         let printed = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
         #expect(Set(printed?.keys ?? [:].keys) == Set(original?.keys ?? [:].keys))
     }
 
-    @Test func printsSnakeCaseAndEpochSeconds() throws {
-        let result = try Tool.run(["decode", "awemes", Fixtures.url("api/feed.json").path])
+    @Test func printsSnakeCaseAndEpochSeconds() async throws {
+        let result = try await Tool.run(["decode", "awemes", Fixtures.url("api/feed.json").path])
         #expect(result.stdout.contains(#""author_user_id" : "97795069001""#))
         #expect(result.stdout.contains(#""create_time" : 1530003600"#))
         #expect(!result.stdout.contains("awemeID"))
     }
 
-    @Test func badFileExitsOneWithThePath() throws {
+    @Test func badFileExitsOneWithThePath() async throws {
         var root = try #require(try JSONSerialization.jsonObject(with: Fixtures.data("api/feed.json")) as? [String: Any])
         var items = try #require(root["data"] as? [[String: Any]])
         var statistics = try #require(items[1]["statistics"] as? [String: Any])
@@ -34,14 +34,14 @@ struct DecodeVerbTests {
         try JSONSerialization.data(withJSONObject: root).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
 
-        let result = try Tool.run(["decode", "awemes", file.path])
+        let result = try await Tool.run(["decode", "awemes", file.path])
         #expect(result.status == 1)
         #expect(result.stderr.contains("data[1].statistics.share_count"))
         #expect(result.stdout.isEmpty)
     }
 
     @Test("Regression: undecodable JSON errors gave no byte offset")
-    func syntaxErrorNamesTheByteOffset() throws {
+    func syntaxErrorNamesTheByteOffset() async throws {
         let whole = try Fixtures.data("api/feed.json")
         // A doubled comma inside the first item, at a known offset on a known line.
         let comma = try #require(whole.range(of: Data(#""desc":"#.utf8))).lowerBound
@@ -55,21 +55,21 @@ struct DecodeVerbTests {
             (whole.prefix(1000), "not valid JSON at byte 1000 "),
         ] {
             try bytes.write(to: file)
-            let result = try Tool.run(["decode", "awemes", file.path])
+            let result = try await Tool.run(["decode", "awemes", file.path])
             #expect(result.status == 1)
             #expect(result.stderr.contains(expected), "\(result.stderr)")
             #expect(result.stderr.split(separator: "\n").count == 1)
         }
     }
 
-    @Test func missingFileAndUnknownKind() throws {
-        #expect(try Tool.run(["decode", "awemes", "/nonexistent/feed.json"]).status == 1)
-        #expect(try Tool.run(["decode", "videos", Fixtures.url("api/feed.json").path]).status == 2)
-        #expect(try Tool.run(["nonsense"]).status == 2)
+    @Test func missingFileAndUnknownKind() async throws {
+        #expect(try await Tool.run(["decode", "awemes", "/nonexistent/feed.json"]).status == 1)
+        #expect(try await Tool.run(["decode", "videos", Fixtures.url("api/feed.json").path]).status == 2)
+        #expect(try await Tool.run(["nonsense"]).status == 2)
     }
 
-    @Test func demoPrintsTheFeedSummary() throws {
-        let result = try Tool.run(["demo"])
+    @Test func demoPrintsTheFeedSummary() async throws {
+        let result = try await Tool.run(["demo"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("Lin Xiao — \"😺 morning walk #cats\""))
         #expect(result.stdout.contains("tag: #cats"))

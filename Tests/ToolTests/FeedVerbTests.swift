@@ -19,7 +19,7 @@ struct FeedVerbTests {
         return (nginx, feed.path)
     }
 
-    @Test func warmsTheWindowAndALaterVideoGetReadsNoOriginByte() throws {
+    @Test func warmsTheWindowAndALaterVideoGetReadsNoOriginByte() async throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let (nginx, feed) = try Self.origin(in: folder)
@@ -27,7 +27,7 @@ struct FeedVerbTests {
         let base = "http://127.0.0.1:\(nginx.port)"
 
         // Given item 2 with 3 ahead and 1 behind: videos of 3, 1, 4, 5; images of 1…5.
-        let first = try Tool.run(["feed", "preload", feed, "--index", "2", "--dir", dir, "--bytes", "100000"])
+        let first = try await Tool.run(["feed", "preload", feed, "--index", "2", "--dir", dir, "--bytes", "100000"])
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stdout.split(separator: "\n").map(String.init) == [
             "cover 2 \(base)/covers/c2.webp bytes=15926 source=network",
@@ -51,7 +51,7 @@ struct FeedVerbTests {
 
         // When run again: every resource is held, nothing is fetched.
         let before = nginx.requests().count
-        let second = try Tool.run(["feed", "preload", feed, "--index", "2", "--dir", dir, "--bytes", "100000"])
+        let second = try await Tool.run(["feed", "preload", feed, "--index", "2", "--dir", dir, "--bytes", "100000"])
         #expect(second.status == 0, "\(second.stderr)")
         #expect(second.stdout.split(separator: "\n").count == 14)
         #expect(second.stdout.split(separator: "\n").allSatisfy { $0.hasSuffix("source=cached") }, "\(second.stdout)")
@@ -59,18 +59,18 @@ struct FeedVerbTests {
 
         // Then `video get` of those bytes through <dir>/video reads no origin byte.
         let out = folder.appending("v3.bin").path
-        let get = try Tool.run(["video", "get", "\(base)/videos/v3.mp4", "--range", "0-99999", "--dir", dir + "/video", "--out", out])
+        let get = try await Tool.run(["video", "get", "\(base)/videos/v3.mp4", "--range", "0-99999", "--dir", dir + "/video", "--out", out])
         #expect(get.status == 0, "\(get.stderr)")
         #expect(get.stderr.contains("origin_bytes=0 cached_bytes=100000"), "\(get.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == Fixtures.data("feed/moov-at-end.mp4").prefix(100_000))
         #expect(nginx.requests().count == before)
     }
 
-    @Test func defaultBytesAre819200() throws {
+    @Test func defaultBytesAre819200() async throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let (nginx, feed) = try Self.origin(in: folder)
-        let result = try Tool.run(["feed", "preload", feed, "--index", "0", "--dir", folder.appending("c").path, "--ahead", "1", "--behind", "0"])
+        let result = try await Tool.run(["feed", "preload", feed, "--index", "0", "--dir", folder.appending("c").path, "--ahead", "1", "--behind", "0"])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.filter { $0.hasPrefix("video ") }.count == 1)
@@ -79,17 +79,17 @@ struct FeedVerbTests {
         #expect(nginx.requests().filter { $0.uri.hasPrefix("/videos/") }.map(\.range) == ["bytes=0-819199"])
     }
 
-    @Test func badArgumentsExitWithAReason() throws {
+    @Test func badArgumentsExitWithAReason() async throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let (_, feed) = try Self.origin(in: folder)
-        let outside = try Tool.run(["feed", "preload", feed, "--index", "6", "--dir", folder.url.path])
+        let outside = try await Tool.run(["feed", "preload", feed, "--index", "6", "--dir", folder.url.path])
         #expect(outside.status == 1 && outside.stderr.contains("--index 6"))
-        let usage = try Tool.run(["feed", "preload", feed, "--dir", folder.url.path])
+        let usage = try await Tool.run(["feed", "preload", feed, "--dir", folder.url.path])
         #expect(usage.status == 2)
-        let negative = try Tool.run(["feed", "preload", feed, "--index", "0", "--dir", folder.url.path, "--bytes", "0"])
+        let negative = try await Tool.run(["feed", "preload", feed, "--index", "0", "--dir", folder.url.path, "--bytes", "0"])
         #expect(negative.status == 2 && negative.stderr.contains("--bytes"))
-        let missing = try Tool.run(["feed", "preload", folder.appending("nope.json").path, "--index", "0", "--dir", folder.url.path])
+        let missing = try await Tool.run(["feed", "preload", folder.appending("nope.json").path, "--index", "0", "--dir", folder.url.path])
         #expect(missing.status == 1 && missing.stderr.contains("nope.json"))
     }
 }

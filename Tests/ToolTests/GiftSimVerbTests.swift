@@ -6,11 +6,11 @@ import Testing
 struct GiftSimVerbTests {
     /// Each script's first line names its options: `# args: --tracks 2`.
     @Test(arguments: ["combo", "cap", "same-time", "batch"])
-    func fixtureScriptPrintsItsExpectedEvents(name: String) throws {
+    func fixtureScriptPrintsItsExpectedEvents(name: String) async throws {
         let script = try String(contentsOf: Fixtures.url("gift/\(name).script"), encoding: .utf8)
         let options = script.split(separator: "\n").first { $0.hasPrefix("# args: ") }
             .map { $0.dropFirst("# args: ".count).split(separator: " ").map(String.init) } ?? []
-        let result = try Tool.run(["gift-sim", Fixtures.url("gift/\(name).script").path] + options)
+        let result = try await Tool.run(["gift-sim", Fixtures.url("gift/\(name).script").path] + options)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == (try String(contentsOf: Fixtures.url("gift/\(name).expected"), encoding: .utf8)))
     }
@@ -22,31 +22,31 @@ struct GiftSimVerbTests {
         ("10 a b\n5 a b\n", "line 2:"),
         ("0 a b 1 cheap\n", "line 1:"),
     ])
-    func malformedLineExitsOneNamingTheLine(script: String, expected: String) throws {
+    func malformedLineExitsOneNamingTheLine(script: String, expected: String) async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("gift-\(UUID().uuidString).script")
         try Data(script.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let result = try Tool.run(["gift-sim", file.path])
+        let result = try await Tool.run(["gift-sim", file.path])
         #expect(result.status == 1)
         #expect(result.stderr.contains(expected), "\(result.stderr)")
     }
 
-    @Test func badOptionsAreUsageErrors() throws {
+    @Test func badOptionsAreUsageErrors() async throws {
         let path = Fixtures.url("gift/combo.script").path
-        #expect(try Tool.run(["gift-sim", path, "--tracks", "two"]).status == 2)
-        #expect(try Tool.run(["gift-sim", path, "--max-combo"]).status == 2)
-        #expect(try Tool.run(["gift-sim", path, "--speed", "2"]).status == 2)
-        #expect(try Tool.run(["gift-sim", "/nonexistent.script"]).status == 1)
+        #expect(try await Tool.run(["gift-sim", path, "--tracks", "two"]).status == 2)
+        #expect(try await Tool.run(["gift-sim", path, "--max-combo"]).status == 2)
+        #expect(try await Tool.run(["gift-sim", path, "--speed", "2"]).status == 2)
+        #expect(try await Tool.run(["gift-sim", "/nonexistent.script"]).status == 1)
     }
 
     // MARK: - Case 10: every value bounded, with an error naming the line or option
 
     /// Writes `script` to a temporary file and runs gift-sim on it with `options`.
-    private func simulate(_ script: String, _ options: [String] = []) throws -> Tool.Result {
+    private func simulate(_ script: String, _ options: [String] = []) async throws -> Tool.Result {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("gift-\(UUID().uuidString).script")
         try Data(script.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        return try Tool.run(["gift-sim", file.path] + options)
+        return try await Tool.run(["gift-sim", file.path] + options)
     }
 
     @Test(arguments: [
@@ -58,8 +58,8 @@ struct GiftSimVerbTests {
         ("0 a b 1 -1000000001\n", "line 1: value -1000000001"),
         ("0 a b 99999999999999999999\n", "line 1: count"),
     ])
-    func outOfRangeLineExitsOneNamingTheLine(script: String, expected: String) throws {
-        let result = try simulate(script)
+    func outOfRangeLineExitsOneNamingTheLine(script: String, expected: String) async throws {
+        let result = try await simulate(script)
         #expect(result.status == 1)
         #expect(result.stderr.contains(expected), "\(result.stderr)")
     }
@@ -72,16 +72,16 @@ struct GiftSimVerbTests {
         (["--max-combo", "0"], "--max-combo 0 is outside 1...1000000000"),
         (["--max-combo", "99999999999999999999"], "--max-combo 99999999999999999999 is outside"),
     ])
-    func outOfRangeOptionExitsOneNamingTheOption(options: [String], expected: String) throws {
-        let result = try simulate("0 a b\n", options)
+    func outOfRangeOptionExitsOneNamingTheOption(options: [String], expected: String) async throws {
+        let result = try await simulate("0 a b\n", options)
         #expect(result.status == 1)
         #expect(result.stderr.contains(expected), "\(result.stderr)")
     }
 
-    @Test func theEdgesThemselvesRunAndPrintExactly() throws {
+    @Test func theEdgesThemselvesRunAndPrintExactly() async throws {
         // Times above 2^53 ms printed rounded; the latest time, the longest window and the
         // largest count now run and print digit for digit.
-        let result = try simulate("9007199254740991 a b 1000000000\n", ["--combo-window", "9007199254740992", "--max-combo", "1000000000", "--tracks", "1000"])
+        let result = try await simulate("9007199254740991 a b 1000000000\n", ["--combo-window", "9007199254740992", "--max-combo", "1000000000", "--tracks", "1000"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == """
             9007199254740991 show track=0 key=a:b count=1000000000

@@ -13,7 +13,7 @@ private func videoBytes(_ count: Int) -> Data {
 
 @Suite("douyinkit video get", .serialized)
 struct VideoVerbTests {
-    @Test func originThenCacheWithTheSameBytes() throws {
+    @Test func originThenCacheWithTheSameBytes() async throws {
         let nginx = try NginxOrigin()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
@@ -22,37 +22,37 @@ struct VideoVerbTests {
         let url = nginx.url("/v.mp4").absoluteString
         let dir = folder.appending("cache").path
         let out = folder.appending("out.bin").path
-        let first = try Tool.run(["video", "get", url, "--range", "1000-200999", "--dir", dir, "--out", out])
+        let first = try await Tool.run(["video", "get", url, "--range", "1000-200999", "--dir", dir, "--out", out])
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stderr.contains("origin_bytes=200000 cached_bytes=0"))
         #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == file[1000..<201_000])
-        let second = try Tool.run(["video", "get", url, "--range", "0-299999", "--dir", dir])
+        let second = try await Tool.run(["video", "get", url, "--range", "0-299999", "--dir", dir])
         #expect(second.stderr.contains("origin_bytes=100000 cached_bytes=200000"), "\(second.stderr)")
         #expect(second.output == file)
         #expect(nginx.requests().map(\.range) == ["bytes=1000-200999", "bytes=0-999", "bytes=201000-299999"])
     }
 
-    @Test func aFileURLNeedsNoServer() throws {
+    @Test func aFileURLNeedsNoServer() async throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let file = videoBytes(50_000)
         let source = folder.appending("source.mp4")
         try file.write(to: source)
-        let result = try Tool.run(["video", "get", source.absoluteString, "--range", "100-199", "--dir", folder.appending("cache").path])
+        let result = try await Tool.run(["video", "get", source.absoluteString, "--range", "100-199", "--dir", folder.appending("cache").path])
         #expect(result.status == 0)
         #expect(result.output == file[100..<200])
     }
 
-    @Test func badArgumentsExitTwoAndOriginErrorsOne() throws {
+    @Test func badArgumentsExitTwoAndOriginErrorsOne() async throws {
         let nginx = try NginxOrigin()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let url = nginx.url("/missing.mp4").absoluteString
         for range in ["5-1", "a-b", "-3", "1-2-3"] {
-            #expect(try Tool.run(["video", "get", url, "--range", range, "--dir", folder.url.path]).status == 2, "range \(range)")
+            #expect(try await Tool.run(["video", "get", url, "--range", range, "--dir", folder.url.path]).status == 2, "range \(range)")
         }
-        #expect(try Tool.run(["video", "get", url, "--dir", folder.url.path]).status == 2)
-        let missing = try Tool.run(["video", "get", url, "--range", "0-9", "--dir", folder.url.path])
+        #expect(try await Tool.run(["video", "get", url, "--dir", folder.url.path]).status == 2)
+        let missing = try await Tool.run(["video", "get", url, "--range", "0-9", "--dir", folder.url.path])
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("origin answered 404"))
     }
@@ -103,7 +103,7 @@ struct VideoVerbTests {
     /// Case 1 through the tool: a second run after the origin's file changed never prints new
     /// bytes after old ones; a third run gets the new version whole.
     @Test(.timeLimit(.minutes(1)))
-    func oldAndNewVersionsSplicedExitsOneAndTheNextRunIsTheNewVersion() throws {
+    func oldAndNewVersionsSplicedExitsOneAndTheNextRunIsTheNewVersion() async throws {
         let nginx = try NginxOrigin()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
@@ -111,15 +111,15 @@ struct VideoVerbTests {
         try nginx.serve(old, at: "/v.mp4")
         let url = nginx.url("/v.mp4").absoluteString
         let dir = folder.appending("cache").path
-        let first = try Tool.run(["video", "get", url, "--range", "0-999999", "--dir", dir])
+        let first = try await Tool.run(["video", "get", url, "--range", "0-999999", "--dir", dir])
         #expect(first.status == 0 && first.output == old[0..<1_000_000], "\(first.stderr)")
         try nginx.serve(new, at: "/v.mp4")
         try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: 1000)], ofItemAtPath: nginx.root.appendingPathComponent("v.mp4").path)
-        let second = try Tool.run(["video", "get", url, "--range", "500000-2999999", "--dir", dir])
+        let second = try await Tool.run(["video", "get", url, "--range", "500000-2999999", "--dir", dir])
         #expect(second.status == 1, "spliced answer: \(second.stderr)")
         #expect(second.stderr.contains("changed"), "\(second.stderr)")
         #expect(second.output.count <= 500_000 && second.output == old[500_000..<(500_000 + second.output.count)])
-        let third = try Tool.run(["video", "get", url, "--range", "500000-2999999", "--dir", dir])
+        let third = try await Tool.run(["video", "get", url, "--range", "500000-2999999", "--dir", dir])
         #expect(third.status == 0, "\(third.stderr)")
         #expect(third.output == new[500_000..<3_000_000])
     }
@@ -151,7 +151,7 @@ struct VideoVerbTests {
         let rest = Task.detached { pipe.fileHandleForReading.readDataToEndOfFile() }
 
         // When a second process reads part of it from the same directory
-        let second = try Tool.run(["video", "get", url, "--range", "1000000-1999999", "--dir", dir])
+        let second = try await Tool.run(["video", "get", url, "--range", "1000000-1999999", "--dir", dir])
 
         // Then both answers are right, the second says it worked uncached, and a third run
         // reads every byte right from what the first one stored
@@ -162,7 +162,7 @@ struct VideoVerbTests {
         first.waitUntilExit()
         #expect(first.terminationStatus == 0)
         #expect(streamed == file)
-        let third = try Tool.run(["video", "get", url, "--range", "0-2999999", "--dir", dir])
+        let third = try await Tool.run(["video", "get", url, "--range", "0-2999999", "--dir", dir])
         #expect(third.status == 0, "\(third.stderr)")
         #expect(third.output == file, "zeros or other bytes served from the shared directory")
         #expect(third.stderr.contains("origin_bytes=0 cached_bytes=3000000"), "\(third.stderr)")
@@ -171,7 +171,7 @@ struct VideoVerbTests {
     /// Case 6: a range past the end exits 1 naming the length, whether the length is unknown
     /// (the origin's 416 tells it) or already cached.
     @Test(arguments: [false, true])
-    func aRangePastTheEndExitsOneNamingTheLength(warm: Bool) throws {
+    func aRangePastTheEndExitsOneNamingTheLength(warm: Bool) async throws {
         let nginx = try NginxOrigin()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
@@ -179,27 +179,27 @@ struct VideoVerbTests {
         let url = nginx.url("/short.mp4").absoluteString
         let dir = folder.appending("cache").path
         if warm {
-            #expect(try Tool.run(["video", "get", url, "--range", "0-9", "--dir", dir]).status == 0)
+            #expect(try await Tool.run(["video", "get", url, "--range", "0-9", "--dir", dir]).status == 0)
         }
-        let result = try Tool.run(["video", "get", url, "--range", "300000-300009", "--dir", dir])
+        let result = try await Tool.run(["video", "get", url, "--range", "300000-300009", "--dir", dir])
         #expect(result.status == 1)
         #expect(result.output.isEmpty)
         #expect(result.stderr.contains("300000 bytes"), "\(result.stderr)")
-        let inside = try Tool.run(["video", "get", url, "--range", "299990-300009", "--dir", dir])
+        let inside = try await Tool.run(["video", "get", url, "--range", "299990-300009", "--dir", dir])
         #expect(inside.status == 0 && inside.output.count == 10, "a range reaching past the end is clipped")
     }
 
-    @Test func aReversedRangeIsAUsageErrorNamingTheOption() throws {
+    @Test func aReversedRangeIsAUsageErrorNamingTheOption() async throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
-        let result = try Tool.run(["video", "get", "http://127.0.0.1:9/v.mp4", "--range", "5-3", "--dir", folder.url.path])
+        let result = try await Tool.run(["video", "get", "http://127.0.0.1:9/v.mp4", "--range", "5-3", "--dir", folder.url.path])
         #expect(result.status == 2)
         #expect(result.stderr.contains("--range"), "\(result.stderr)")
     }
 
     /// Case 7: a read-only cache directory (a read-only bind mount, so even root cannot write)
     /// serves what it holds and fetches the rest without storing it.
-    @Test func aReadOnlyCacheDirectoryServesWhatItHoldsAndFetchesTheRest() throws {
+    @Test func aReadOnlyCacheDirectoryServesWhatItHoldsAndFetchesTheRest() async throws {
         let nginx = try NginxOrigin()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
@@ -207,7 +207,7 @@ struct VideoVerbTests {
         try nginx.serve(file, at: "/ro.mp4")
         let url = nginx.url("/ro.mp4").absoluteString
         let dir = folder.appending("cache").path
-        #expect(try Tool.run(["video", "get", url, "--range", "0-199999", "--dir", dir]).status == 0)
+        #expect(try await Tool.run(["video", "get", url, "--range", "0-199999", "--dir", dir]).status == 0)
         let before = try FileManager.default.contentsOfDirectory(atPath: dir).sorted()
         let binary = Tool.productsDirectory.appendingPathComponent("douyinkit").path
         let script = "mount --bind \"$1\" \"$1\" && mount -o remount,bind,ro \"$1\" && shift && exec \"$@\""
@@ -221,7 +221,7 @@ struct VideoVerbTests {
 
     /// Case 5, video half: `--out` replaced a symlink with a regular file; now it refuses a
     /// symlink or directory and leaves it as it was, and still replaces a regular file.
-    @Test func outRefusesASymlinkAndADirectoryAndReplacesARegularFile() throws {
+    @Test func outRefusesASymlinkAndADirectoryAndReplacesARegularFile() async throws {
         let nginx = try NginxOrigin()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
@@ -233,13 +233,13 @@ struct VideoVerbTests {
         try Data("keep".utf8).write(to: victim)
         let link = folder.appending("link").path
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: victim.path)
-        let linked = try Tool.run(["video", "get", url, "--range", "0-9999", "--dir", dir, "--out", link])
+        let linked = try await Tool.run(["video", "get", url, "--range", "0-9999", "--dir", dir, "--out", link])
         #expect(linked.status == 1 && linked.stderr.contains("symbolic link"), "\(linked.stderr)")
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == victim.path)
         #expect(try Data(contentsOf: victim) == Data("keep".utf8))
-        let directory = try Tool.run(["video", "get", url, "--range", "0-9999", "--dir", dir, "--out", folder.url.path])
+        let directory = try await Tool.run(["video", "get", url, "--range", "0-9999", "--dir", dir, "--out", folder.url.path])
         #expect(directory.status == 1 && directory.stderr.contains("directory"), "\(directory.stderr)")
-        let regular = try Tool.run(["video", "get", url, "--range", "0-9999", "--dir", dir, "--out", victim.path])
+        let regular = try await Tool.run(["video", "get", url, "--range", "0-9999", "--dir", dir, "--out", victim.path])
         #expect(regular.status == 0, "\(regular.stderr)")
         #expect(try Data(contentsOf: victim) == file)
     }

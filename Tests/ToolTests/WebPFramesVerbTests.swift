@@ -28,10 +28,10 @@ private func libwebpStraightFrames(_ data: Data) -> [Data]? {
 
 @Suite("douyinkit webp-frames")
 struct WebPFramesVerbTests {
-    @Test func writesEveryCanvasFrameAsPAM() throws {
+    @Test func writesEveryCanvasFrameAsPAM() async throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
-        let result = try Tool.run(["webp-frames", Fixtures.url("webp/lossless-opaque.webp").path, "--out", folder.url.path])
+        let result = try await Tool.run(["webp-frames", Fixtures.url("webp/lossless-opaque.webp").path, "--out", folder.url.path])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == "frames=6 width=48 height=32 loop=2\n")
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted()
@@ -45,13 +45,13 @@ struct WebPFramesVerbTests {
     }
 
     @Test("Regression: webp-frames divided premultiplied canvases back and lost the colour at low alpha")
-    func framesEqualLibWebPStraightOutput() throws {
+    func framesEqualLibWebPStraightOutput() async throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         for file in ["webp/low-alpha-lossy.webp", "webp/low-alpha-lossless.webp", "webp/muxed-alpha.webp"] {
             let expected = try #require(libwebpStraightFrames(try Fixtures.data(file)))
             let out = folder.appending(file.replacingOccurrences(of: "/", with: "-"))
-            let result = try Tool.run(["webp-frames", Fixtures.url(file).path, "--out", out.path])
+            let result = try await Tool.run(["webp-frames", Fixtures.url(file).path, "--out", out.path])
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stdout.hasPrefix("frames=\(expected.count) "))
             for (index, pixels) in expected.enumerated() {
@@ -62,15 +62,15 @@ struct WebPFramesVerbTests {
         }
     }
 
-    @Test func badDataExitsOneWithAOneLineReason() throws {
+    @Test func badDataExitsOneWithAOneLineReason() async throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let file = folder.appending("bad.webp")
         try Fixtures.data("webp/muxed-alpha.webp").prefix(100).write(to: file)
-        let result = try Tool.run(["webp-frames", file.path, "--out", folder.appending("out").path])
+        let result = try await Tool.run(["webp-frames", file.path, "--out", folder.appending("out").path])
         #expect(result.status == 1)
         #expect(result.stderr.split(separator: "\n").count == 1)
         #expect(result.stderr.contains("not a valid WebP file"))
-        #expect(try Tool.run(["webp-frames", file.path]).status == 2)
+        #expect(try await Tool.run(["webp-frames", file.path]).status == 2)
     }
 }
