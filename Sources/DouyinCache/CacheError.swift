@@ -13,8 +13,12 @@ public enum CacheError: Error, Hashable, Sendable, CustomStringConvertible {
     case diskFull(path: String, errno: Int32)
     /// A disk key that is not md5 hex (32 lowercase hex digits, as `MD5.hex` makes).
     case invalidKey(String)
-    /// The origin answered with a status other than 2xx; nothing was cached.
+    /// The origin answered with a status other than `200` or `203` (a `206` or `204` too: the
+    /// request never asks for part of a resource); nothing was cached.
     case httpStatus(Int, url: String)
+    /// The body is longer than the downloader's ``Downloader/Configuration/maximumBodySize``
+    /// (`limit`, in bytes), by its `Content-Length` or as it arrived; nothing was cached.
+    case bodyTooLarge(url: String, limit: Int)
     /// The transfer failed (connection refused, dropped mid-way, timed out); nothing was cached.
     case transport(url: String, reason: String)
     /// A URL the downloader cannot fetch (no http, https or file scheme).
@@ -29,6 +33,7 @@ public enum CacheError: Error, Hashable, Sendable, CustomStringConvertible {
         case .diskFull(let path, _): "no space left for the cache at \(path)"
         case .invalidKey(let key): "\"\(key)\" is not a valid disk cache key (use MD5.hex of the URL)"
         case .httpStatus(let status, let url): "HTTP \(status) from \(url)"
+        case .bodyTooLarge(let url, let limit): "\(url) is larger than the \(limit)-byte limit (Downloader.Configuration.maximumBodySize)"
         case .transport(let url, let reason): "download of \(url) failed: \(reason)"
         case .unsupportedURL(let url): "cannot download \(url): only http, https and file URLs"
         case .cancelled(let url): "download of \(url) was cancelled"

@@ -22,29 +22,71 @@ public enum DownloadPriority: Sendable, Hashable {
     }
 }
 
+/// The bytes of a finished download, and whether their length was checked.
+public struct DownloadedData: Sendable, Hashable {
+    /// The body as received (decoded when the server encoded it anyway).
+    public var data: Data
+    /// Whether the transfer was framed, so a body cut short could not pass for a whole one:
+    /// an identity body with a `Content-Length` (compared with the bytes received), an encoded
+    /// one with a `Content-Length` or any `chunked` body (the transfer layer checks the framing
+    /// and fails a short one), or a file read whole. False for a body the server delimited only
+    /// by closing the connection: a truncated one looks exactly like a whole one, so
+    /// ``TwoTierCache`` hands such bytes to its waiters but stores them in neither tier.
+    public var isLengthChecked: Bool
+
+    /// Wraps a body.
+    public init(data: Data, isLengthChecked: Bool) {
+        self.data = data
+        self.isLengthChecked = isLengthChecked
+    }
+}
+
 /// Downloads resources as `Operation`s on an `OperationQueue` with bounded concurrency.
 ///
-/// A status other than 2xx is ``CacheError/httpStatus(_:url:)``. `file://` URLs are read from
-/// disk by the operation itself, so demos and tests can run without a server.
+/// Only `200 OK` and `203 Non-Authoritative Information` are success: the request never asks
+/// for a range, so `206 Partial Content` is a misbehaving server and is refused like any other
+/// status (``CacheError/httpStatus(_:url:)``), as are `204`, other 2xx and every error status
+/// (each refused as soon as its head arrives, without reading the body). A body longer than
+/// ``Configuration/maximumBodySize`` is ``CacheError/bodyTooLarge(url:limit:)``: refused from its
+/// `Content-Length` before a byte of it is read, or stopped as soon as it grows past the limit.
+/// What is checked when is said at ``DownloadedData/isLengthChecked``. `file://` URLs are read
+/// from disk by the operation itself, so demos and tests can run without a server.
 public final class Downloader: Sendable {
-    /// The queue the downloads run on; at most ``maxConcurrentDownloads`` at once. Not public:
-    /// cancel a download through its ``DownloadOperation`` (or by leaving ``TwoTierCache``'s
-    /// wait), never by reaching into the queue.
+    /// The limits of a downloader.
+    public struct Configuration: Sendable, Hashable {
+        /// How many downloads run at once; 6 by default, like URLSession's per-host limit.
+        /// Values below 1 count as 1.
+        public var maxConcurrentDownloads: Int
+        /// The largest body accepted, in bytes (decoded bytes when the server encodes the
+        /// body); 64 MB by default; `nil` means no limit. A lying or endless body otherwise
+        /// grows in memory until the process dies.
+        public var maximumBodySize: Int?
+
+        /// Builds a configuration.
+        public init(maxConcurrentDownloads: Int = 6, maximumBodySize: Int? = 64 << 20) {
+            self.maxConcurrentDownloads = max(1, maxConcurrentDownloads)
+            self.maximumBodySize = maximumBodySize.map { max(0, $0) }
+        }
+    }
+
+    /// The limits this downloader keeps.
+    public let configuration: Configuration
+    /// The queue the downloads run on; at most ``Configuration/maxConcurrentDownloads`` at
+    /// once. Not public: cancel a download through its ``DownloadOperation`` (or by leaving
+    /// ``TwoTierCache``'s wait), never by reaching into the queue.
     package let queue: OperationQueue
-    /// How many downloads run at once; 6 by default, like URLSession's per-host limit.
-    public let maxConcurrentDownloads: Int
     private let session: URLSession
     private let tasks: SessionTasks
 
-    /// Makes a downloader over its own URLSession (an ephemeral one by default: the caches
-    /// keep the bytes, URLCache should not keep them twice).
-    public init(maxConcurrentDownloads: Int = 6, configuration: URLSessionConfiguration = .ephemeral) {
-        self.maxConcurrentDownloads = max(1, maxConcurrentDownloads)
+    /// Makes a downloader over its own URLSession, made from a copy of `sessionConfiguration`
+    /// (ephemeral by default: the caches keep the bytes, URLCache should not keep them twice).
+    public init(configuration: Configuration = Configuration(), sessionConfiguration: URLSessionConfiguration = .ephemeral) {
+        self.configuration = configuration
         queue = OperationQueue()
         queue.name = "DouyinCache.Downloader"
-        queue.maxConcurrentOperationCount = self.maxConcurrentDownloads
-        tasks = SessionTasks()
-        session = URLSessions.make(configuration: configuration, delegate: tasks)
+        queue.maxConcurrentOperationCount = configuration.maxConcurrentDownloads
+        tasks = SessionTasks(maximumBodySize: configuration.maximumBodySize)
+        session = URLSessions.make(configuration: sessionConfiguration, delegate: tasks)
     }
 
     deinit {
@@ -57,25 +99,33 @@ public final class Downloader: Sendable {
     public func download(
         _ url: URL, priority: DownloadPriority = .normal,
         progress: (@Sendable (_ received: Int64, _ expected: Int64?) -> Void)? = nil,
-        completion: @escaping @Sendable (Result<Data, CacheError>) -> Void
+        completion: @escaping @Sendable (Result<DownloadedData, CacheError>) -> Void
     ) -> DownloadOperation {
+        let limit = configuration.maximumBodySize
         let operation = DownloadOperation(url: url, progress: progress, completion: completion) { [session, tasks] operation in
-            Self.begin(operation, session: session, tasks: tasks)
+            Self.begin(operation, session: session, tasks: tasks, limit: limit)
         }
         operation.queuePriority = priority.queuePriority
         queue.addOperation(operation)
         return operation
     }
 
-    private static func begin(_ operation: DownloadOperation, session: URLSession, tasks: SessionTasks) {
+    private static func begin(_ operation: DownloadOperation, session: URLSession, tasks: SessionTasks, limit: Int?) {
         let url = operation.url
         switch url.scheme?.lowercased() {
         case "file":
             DispatchQueue.global().async {
                 do {
-                    let data = try Data(contentsOf: url)
+                    let handle = try FileHandle(forReadingFrom: url)
+                    defer { try? handle.close() }
+                    // One byte past the limit tells a file over it without reading it whole.
+                    let data = try (limit.map { try handle.read(upToCount: $0 + 1) } ?? handle.readToEnd()) ?? Data()
+                    if let limit, data.count > limit {
+                        operation.complete(.failure(.bodyTooLarge(url: url.absoluteString, limit: limit)))
+                        return
+                    }
                     operation.reportProgress(Int64(data.count), Int64(data.count))
-                    operation.complete(.success(data))
+                    operation.complete(.success(DownloadedData(data: data, isLengthChecked: true)))
                 } catch {
                     operation.complete(.failure(.transport(url: url.absoluteString, reason: "\(error.localizedDescription)")))
                 }
@@ -104,7 +154,7 @@ public final class DownloadOperation: Operation, @unchecked Sendable {
     /// The resource being downloaded.
     public let url: URL
     private let progress: (@Sendable (Int64, Int64?) -> Void)?
-    private let completion: @Sendable (Result<Data, CacheError>) -> Void
+    private let completion: @Sendable (Result<DownloadedData, CacheError>) -> Void
     private let begin: @Sendable (DownloadOperation) -> Void
 
     private struct State {
@@ -117,7 +167,7 @@ public final class DownloadOperation: Operation, @unchecked Sendable {
 
     init(
         url: URL, progress: (@Sendable (Int64, Int64?) -> Void)?,
-        completion: @escaping @Sendable (Result<Data, CacheError>) -> Void,
+        completion: @escaping @Sendable (Result<DownloadedData, CacheError>) -> Void,
         begin: @escaping @Sendable (DownloadOperation) -> Void
     ) {
         self.url = url
@@ -160,7 +210,7 @@ public final class DownloadOperation: Operation, @unchecked Sendable {
     }
 
     /// Runs the completion once and finishes; later calls (a callback racing a cancel) are ignored.
-    func complete(_ result: Result<Data, CacheError>) {
+    func complete(_ result: Result<DownloadedData, CacheError>) {
         let first = state.withLock { state in
             defer { state.completed = true }
             return !state.completed
@@ -172,63 +222,105 @@ public final class DownloadOperation: Operation, @unchecked Sendable {
     }
 }
 
-/// The session delegate: collects each task's bytes and completes its operation.
+/// The session delegate: collects each task's bytes, refuses what the downloader does not
+/// accept as early as it can tell, and completes each task's operation.
 private final class SessionTasks: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    // @unchecked Sendable: `transfers` is only touched under its lock.
+    // @unchecked Sendable: `transfers` is only touched under its lock; the limit is immutable.
     private struct Transfer {
         let operation: DownloadOperation
         var data = Data()
+        /// The identity body's `Content-Length`, compared with the bytes received.
         var expected: Int64?
-        var status = 0
+        /// Whether the transfer layer frames the body (see `DownloadedData.isLengthChecked`).
+        var framed = false
+        /// Why the transfer was stopped on purpose; it wins over the cancellation that follows.
+        var refusal: CacheError?
     }
 
     private let transfers = LockedBox([Int: Transfer]())
+    private let maximumBodySize: Int?
+
+    init(maximumBodySize: Int?) {
+        self.maximumBodySize = maximumBodySize
+    }
 
     func register(_ task: URLSessionTask, for operation: DownloadOperation) {
         transfers.withLock { $0[task.taskIdentifier] = Transfer(operation: operation) }
     }
+
+    /// The statuses that mean "here is the whole resource": the request never asks for a range.
+    static let acceptedStatuses: Set<Int> = [200, 203]
 
     func urlSession(
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
         let http = response as? HTTPURLResponse
+        let status = http?.statusCode ?? 0
         // A server may encode the body although identity was asked for (`gzip_static always`):
-        // its Content-Length then counts encoded bytes, not the decoded ones received, so it
-        // is not compared (the decoder checks the encoded stream itself).
+        // its Content-Length then counts encoded bytes, not the decoded ones received, so it is
+        // not compared here (the transfer layer checks the encoded bytes against it).
         let encoding = http?.value(forHTTPHeaderField: "Content-Encoding")?.lowercased()
         let encoded = encoding.map { !$0.isEmpty && $0 != "identity" } ?? false
-        transfers.withLock { transfers in
-            transfers[dataTask.taskIdentifier]?.status = http?.statusCode ?? 0
-            let expected = response.expectedContentLength
-            transfers[dataTask.taskIdentifier]?.expected = expected >= 0 && !encoded ? expected : nil
+        let hasLength = http?.value(forHTTPHeaderField: "Content-Length") != nil
+        let chunked = http?.value(forHTTPHeaderField: "Transfer-Encoding")?.lowercased().contains("chunked") ?? false
+        let length = response.expectedContentLength
+        let refused = transfers.withLock { transfers -> Bool in
+            guard var transfer = transfers[dataTask.taskIdentifier] else { return false }
+            let url = transfer.operation.url.absoluteString
+            if !Self.acceptedStatuses.contains(status) {
+                transfer.refusal = .httpStatus(status, url: url)
+            } else if let limit = maximumBodySize, !encoded, length > Int64(limit) {
+                transfer.refusal = .bodyTooLarge(url: url, limit: limit)
+            }
+            transfer.expected = length >= 0 && !encoded ? length : nil
+            transfer.framed = hasLength || chunked
+            transfers[dataTask.taskIdentifier] = transfer
+            return transfer.refusal != nil
         }
-        completionHandler(.allow)
+        // Refused from the head alone: not a byte of the body is read. FoundationNetworking
+        // keeps reading after a `.cancel` disposition until the server closes (a stalling
+        // server held the task for its whole stall), so the task is cancelled as well.
+        completionHandler(refused ? .cancel : .allow)
+        if refused { dataTask.cancel() }
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let report = transfers.withLock { transfers -> (DownloadOperation, Int64, Int64?)? in
-            guard var transfer = transfers[dataTask.taskIdentifier] else { return nil }
+        let report = transfers.withLock { transfers -> (DownloadOperation, Int64, Int64?, overLimit: Bool)? in
+            guard var transfer = transfers[dataTask.taskIdentifier], transfer.refusal == nil else { return nil }
             transfers[dataTask.taskIdentifier] = nil  // Take it out so the append does not copy.
+            if let limit = maximumBodySize, transfer.data.count + data.count > limit {
+                // A body growing past the limit (a lying Content-Length, an endless stream) is
+                // stopped here rather than held until the process runs out of memory.
+                transfer.refusal = .bodyTooLarge(url: transfer.operation.url.absoluteString, limit: limit)
+                transfer.data = Data()
+                transfers[dataTask.taskIdentifier] = transfer
+                return (transfer.operation, 0, nil, true)
+            }
             transfer.data.append(data)
             transfers[dataTask.taskIdentifier] = transfer
-            return (transfer.operation, Int64(transfer.data.count), transfer.expected)
+            return (transfer.operation, Int64(transfer.data.count), transfer.expected, false)
         }
-        if let (operation, received, expected) = report { operation.reportProgress(received, expected) }
+        guard let (operation, received, expected, overLimit) = report else { return }
+        if overLimit {
+            dataTask.cancel()
+        } else {
+            operation.reportProgress(received, expected)
+        }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let transfer = transfers.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
         let url = transfer.operation.url.absoluteString
-        if let error {
+        if let refusal = transfer.refusal {
+            transfer.operation.complete(.failure(refusal))
+        } else if let error {
             transfer.operation.complete(.failure(.transport(url: url, reason: error.localizedDescription)))
-        } else if !(200..<300).contains(transfer.status) {
-            transfer.operation.complete(.failure(.httpStatus(transfer.status, url: url)))
         } else if let expected = transfer.expected, Int64(transfer.data.count) != expected {
             // A body shorter than Content-Length is a dropped connection, never a whole file.
             transfer.operation.complete(.failure(.transport(url: url, reason: "got \(transfer.data.count) of \(expected) bytes")))
         } else {
-            transfer.operation.complete(.success(transfer.data))
+            transfer.operation.complete(.success(DownloadedData(data: transfer.data, isLengthChecked: transfer.framed)))
         }
     }
 }

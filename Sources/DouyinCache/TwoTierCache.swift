@@ -26,6 +26,10 @@ extension TwoTierCache {
         public var downloadFailures = 0
         /// Downloads the disk tier could not store (kept in memory only).
         public var diskWriteFailures = 0
+        /// Downloads whose length could not be checked (a body delimited only by the server
+        /// closing the connection, see ``DownloadedData/isLengthChecked``): handed to their
+        /// waiters, stored in neither tier.
+        public var uncheckedDownloads = 0
     }
 }
 
@@ -211,23 +215,27 @@ public final class TwoTierCache: Sendable {
         orphaned?.cancel()
     }
 
-    private func finish(key: String, flight: Int, result: Result<Data, CacheError>) {
-        if case .success(let data) = result {
+    private func finish(key: String, flight: Int, result: Result<DownloadedData, CacheError>) {
+        if case .success(let body) = result, body.isLengthChecked {
             // Store before anyone resumes, so the next caller finds the bytes.
-            memory.setValue(data, for: key, cost: data.count)
+            memory.setValue(body.data, for: key, cost: body.data.count)
             do {
-                try disk?.store(data, forKey: key)
+                try disk?.store(body.data, forKey: key)
             } catch {
                 state.withLock { $0.statistics.diskWriteFailures += 1 }
             }
         }
         let waiters = state.withLock { state -> [CheckedContinuation<Data, any Error>] in
-            if case .failure = result { state.statistics.downloadFailures += 1 }
+            switch result {
+            case .failure: state.statistics.downloadFailures += 1
+            case .success(let body) where !body.isLengthChecked: state.statistics.uncheckedDownloads += 1
+            case .success: break
+            }
             guard state.flights[key]?.id == flight else { return [] }
             return state.flights.removeValue(forKey: key).map { Array($0.waiters.values) } ?? []
         }
         for waiter in waiters {
-            waiter.resume(with: result.mapError { $0 as any Error })
+            waiter.resume(with: result.map(\.data).mapError { $0 as any Error })
         }
     }
 }

@@ -76,7 +76,7 @@ struct TwoTierCacheTests {
         let cache = try TwoTierCache(directory: folder.url)
         let started = AsyncStream<Void>.makeStream()
         let downloader = cache.downloader
-        let result = await withCheckedContinuation { (done: CheckedContinuation<Result<Data, CacheError>, Never>) in
+        let result = await withCheckedContinuation { (done: CheckedContinuation<Result<DownloadedData, CacheError>, Never>) in
             downloader.download(url, progress: { received, _ in
                 if received > 100_000 { started.continuation.yield() }
             }) { done.resume(returning: $0) }
