@@ -51,25 +51,37 @@ public final class TwoTierCache: Sendable {
     private struct Flight {
         /// Tells this download from a later one of the same URL, after this one was abandoned.
         let id: Int
-        var waiters: [Int: CheckedContinuation<Data, any Error>] = [:]
+        var waiters: [Int: CheckedContinuation<(Data, CacheSource), any Error>] = [:]
         var operation: DownloadOperation?
     }
 
     private struct State {
         var flights: [String: Flight] = [:]
         var nextWaiter = 0
-        /// Waiters whose task was cancelled before they joined a flight.
-        var cancelledEarly: Set<Int> = []
+        /// Waiters between their miss and their join. One that leaves (its task cancelled)
+        /// before it joins is taken out here, so its join resumes it at once; one that leaves
+        /// after its flight resumed it is in neither place, and nothing is kept for it.
+        var notYetJoined: Set<Int> = []
         var statistics = Statistics()
     }
 
     private let state = LockedBox(State())
+    /// A test hook run after a miss in both tiers and before joining a flight, where another
+    /// flight can finish unseen.
+    private let afterMiss: (@Sendable (URL) async -> Void)?
 
     /// Makes a cache from its parts.
-    public init(memory: MemoryCache<String, Data> = MemoryCache(), disk: DiskCache?, downloader: Downloader = Downloader()) {
+    public convenience init(memory: MemoryCache<String, Data> = MemoryCache(), disk: DiskCache?, downloader: Downloader = Downloader()) {
+        self.init(memory: memory, disk: disk, downloader: downloader, afterMiss: nil)
+    }
+
+    /// Makes a cache from its parts with a hook run between a miss and the join (tests use it
+    /// to finish another flight exactly there).
+    package init(memory: MemoryCache<String, Data>, disk: DiskCache?, downloader: Downloader, afterMiss: (@Sendable (URL) async -> Void)?) {
         self.memory = memory
         self.disk = disk
         self.downloader = downloader
+        self.afterMiss = afterMiss
     }
 
     /// Makes a cache with a disk tier in `directory`: 64 MB of memory and 512 MB of disk by default.
@@ -97,19 +109,19 @@ public final class TwoTierCache: Sendable {
     public func fetch(_ url: URL, priority: DownloadPriority = .normal) async throws -> (data: Data, source: CacheSource) {
         let key = Self.key(for: url)
         if let (data, source) = lookUp(key) { return (data, source) }
+        await afterMiss?(url)
         let waiter = state.withLock { state in
-            state.statistics.misses += 1
             defer { state.nextWaiter += 1 }
+            state.notYetJoined.insert(state.nextWaiter)
             return state.nextWaiter
         }
-        let data = try await withTaskCancellationHandler {
+        return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 join(key: key, url: url, priority: priority, waiter: waiter, continuation: continuation)
             }
         } onCancel: {
             leave(key: key, waiter: waiter)
         }
-        return (data, .network)
     }
 
     /// The completion-handler form of ``data(for:priority:)``; cancel the returned task to stop waiting.
@@ -178,33 +190,51 @@ public final class TwoTierCache: Sendable {
         return nil
     }
 
-    private func join(key: String, url: URL, priority: DownloadPriority, waiter: Int, continuation: CheckedContinuation<Data, any Error>) {
+    private func join(key: String, url: URL, priority: DownloadPriority, waiter: Int, continuation: CheckedContinuation<(Data, CacheSource), any Error>) {
+        enum Outcome { case cancelled, found(Data), joined, started }
         // Resumed after the lock is released: resuming a task while holding the lock deadlocks
         // against its cancellation handler (`leave`), which takes the lock.
-        let (start, cancelledEarly) = state.withLock { state -> (Bool, Bool) in
-            if state.cancelledEarly.remove(waiter) != nil { return (false, true) }
-            let isNew = state.flights[key] == nil
-            state.flights[key, default: Flight(id: waiter)].waiters[waiter] = continuation
-            if isNew { state.statistics.downloads += 1 }
-            return (isNew, false)
+        let outcome = state.withLock { state -> Outcome in
+            guard state.notYetJoined.remove(waiter) != nil else { return .cancelled }
+            if state.flights[key] != nil {
+                state.statistics.misses += 1
+                state.flights[key]?.waiters[waiter] = continuation
+                return .joined
+            }
+            // A flight of this URL may have finished between the miss and this join: it
+            // stored its bytes in memory before it left, so look again rather than download
+            // twice (the memory tier has its own lock, never taken around this one).
+            if let data = memory.value(for: key) {
+                state.statistics.memoryHits += 1
+                return .found(data)
+            }
+            state.statistics.misses += 1
+            state.statistics.downloads += 1
+            state.flights[key] = Flight(id: waiter, waiters: [waiter: continuation])
+            return .started
         }
-        if cancelledEarly { continuation.resume(throwing: CancellationError()) }
-        guard start else { return }
-        let operation = downloader.download(url, priority: priority) { [self] result in
-            finish(key: key, flight: waiter, result: result)
+        switch outcome {
+        case .cancelled: continuation.resume(throwing: CancellationError())
+        case .found(let data): continuation.resume(returning: (data, .memory))
+        case .joined: break
+        case .started:
+            let operation = downloader.download(url, priority: priority) { [self] result in
+                finish(key: key, flight: waiter, result: result)
+            }
+            let abandoned = state.withLock { state in
+                guard state.flights[key]?.id == waiter else { return true }
+                state.flights[key]?.operation = operation
+                return false
+            }
+            if abandoned { operation.cancel() }
         }
-        let abandoned = state.withLock { state in
-            guard state.flights[key]?.id == waiter else { return true }
-            state.flights[key]?.operation = operation
-            return false
-        }
-        if abandoned { operation.cancel() }
     }
 
     private func leave(key: String, waiter: Int) {
-        let (continuation, orphaned) = state.withLock { state -> (CheckedContinuation<Data, any Error>?, DownloadOperation?) in
+        let (continuation, orphaned) = state.withLock { state -> (CheckedContinuation<(Data, CacheSource), any Error>?, DownloadOperation?) in
             guard let continuation = state.flights[key]?.waiters.removeValue(forKey: waiter) else {
-                state.cancelledEarly.insert(waiter)
+                // Not joined yet: its join will resume it. Already resumed: nothing to do.
+                state.notYetJoined.remove(waiter)
                 return (nil, nil)
             }
             // The last waiter left: nobody wants the bytes, stop the transfer.
@@ -214,6 +244,10 @@ public final class TwoTierCache: Sendable {
         continuation?.resume(throwing: CancellationError())
         orphaned?.cancel()
     }
+
+    /// How many waiters the cache keeps any record of outside a flight (a test hook: a waiter
+    /// that left after its flight resumed it must leave nothing behind).
+    package var unjoinedWaiterCount: Int { state.withLock { $0.notYetJoined.count } }
 
     private func finish(key: String, flight: Int, result: Result<DownloadedData, CacheError>) {
         if case .success(let body) = result, body.isLengthChecked {
@@ -225,7 +259,7 @@ public final class TwoTierCache: Sendable {
                 state.withLock { $0.statistics.diskWriteFailures += 1 }
             }
         }
-        let waiters = state.withLock { state -> [CheckedContinuation<Data, any Error>] in
+        let waiters = state.withLock { state -> [CheckedContinuation<(Data, CacheSource), any Error>] in
             switch result {
             case .failure: state.statistics.downloadFailures += 1
             case .success(let body) where !body.isLengthChecked: state.statistics.uncheckedDownloads += 1
@@ -235,7 +269,7 @@ public final class TwoTierCache: Sendable {
             return state.flights.removeValue(forKey: key).map { Array($0.waiters.values) } ?? []
         }
         for waiter in waiters {
-            waiter.resume(with: result.map(\.data).mapError { $0 as any Error })
+            waiter.resume(with: result.map { ($0.data, .network) }.mapError { $0 as any Error })
         }
     }
 }
