@@ -86,7 +86,7 @@ public final class Downloader: Sendable {
         queue.name = "DouyinCache.Downloader"
         queue.maxConcurrentOperationCount = configuration.maxConcurrentDownloads
         tasks = SessionTasks(maximumBodySize: configuration.maximumBodySize)
-        session = URLSessions.make(configuration: sessionConfiguration, delegate: tasks)
+        session = URLSessions.make(configuration: sessionConfiguration, delegate: tasks, delegateQueue: tasks.makeDelegateQueue())
     }
 
     deinit {
@@ -196,13 +196,13 @@ public final class DownloadOperation: Operation, @unchecked Sendable {
     public override func cancel() {
         super.cancel()
         let task = state.withLock { $0.task }
-        task?.cancel()
+        task?.cancelWithoutWaiting()
         if task == nil, isExecuting { complete(.failure(.cancelled(url: url.absoluteString))) }
     }
 
     func attach(_ task: URLSessionTask) {
         state.withLock { $0.task = task }
-        if isCancelled { task.cancel() }
+        if isCancelled { task.cancelWithoutWaiting() }
     }
 
     func reportProgress(_ received: Int64, _ expected: Int64?) {
@@ -239,6 +239,26 @@ private final class SessionTasks: NSObject, URLSessionDataDelegate, @unchecked S
 
     private let transfers = LockedBox([Int: Transfer]())
     private let maximumBodySize: Int?
+    /// Under the session's delegate queue; held here because `OperationQueue.underlyingQueue`
+    /// does not retain it, while the session keeps its delegate until it is invalidated.
+    private let delegateDispatchQueue = DispatchQueue(label: "DouyinCache.Downloader.delegate")
+
+    /// The queue the session's delegate runs on: serial, over a serial dispatch queue.
+    ///
+    /// Without one, FoundationNetworking makes an `OperationQueue` over a concurrent dispatch
+    /// queue: each callback waits for a thread of the global pool, which adds none while the
+    /// processors look busy. libcurl meanwhile reads on the session's serial work queue, which
+    /// keeps its thread, and hands every chunk it reads to the delegate queue as an operation
+    /// holding the bytes. Under load (the cache tests in parallel under Thread Sanitizer) the
+    /// first chunk of an endless body reached the delegate after 1.6 s, with gigabytes queued
+    /// behind it, so the limit was never seen. A serial dispatch queue gets a thread at once.
+    func makeDelegateQueue() -> OperationQueue {
+        let queue = OperationQueue()
+        queue.name = "DouyinCache.Downloader.delegate"
+        queue.maxConcurrentOperationCount = 1
+        queue.underlyingQueue = delegateDispatchQueue
+        return queue
+    }
 
     init(maximumBodySize: Int?) {
         self.maximumBodySize = maximumBodySize
@@ -278,11 +298,11 @@ private final class SessionTasks: NSObject, URLSessionDataDelegate, @unchecked S
             transfers[dataTask.taskIdentifier] = transfer
             return transfer.refusal != nil
         }
-        // Refused from the head alone: not a byte of the body is read. FoundationNetworking
+        // Refused from the head alone: no byte of the body is kept. FoundationNetworking
         // keeps reading after a `.cancel` disposition until the server closes (a stalling
         // server held the task for its whole stall), so the task is cancelled as well.
         completionHandler(refused ? .cancel : .allow)
-        if refused { dataTask.cancel() }
+        if refused { dataTask.cancelWithoutWaiting() }
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
@@ -303,7 +323,7 @@ private final class SessionTasks: NSObject, URLSessionDataDelegate, @unchecked S
         }
         guard let (operation, received, expected, overLimit) = report else { return }
         if overLimit {
-            dataTask.cancel()
+            dataTask.cancelWithoutWaiting()
         } else {
             operation.reportProgress(received, expected)
         }
@@ -322,5 +342,22 @@ private final class SessionTasks: NSObject, URLSessionDataDelegate, @unchecked S
         } else {
             transfer.operation.complete(.success(DownloadedData(data: transfer.data, isLengthChecked: transfer.framed)))
         }
+    }
+}
+
+fileprivate extension URLSessionTask {
+    /// Cancels the task from another thread and returns at once.
+    ///
+    /// FoundationNetworking's `cancel()` waits (`sync`) for the session's work queue, where
+    /// libcurl reads the socket, and the transfer stops only when that queue gets to it: against
+    /// a loopback server sending as fast as it can, the wait took 0.07–0.4 s and the reading went
+    /// on for up to 1.2 s (9 s under Thread Sanitizer). Meanwhile every chunk read is queued on
+    /// the delegate queue with its bytes. Waiting on the delegate queue would stop it from
+    /// dropping them (the refused transfer's chunks piled up there: 300 MB in one case); waiting
+    /// on a cooperative thread (a waiter leaving ``TwoTierCache``) would hold up Swift concurrency.
+    func cancelWithoutWaiting() {
+        // A serial queue of its own: it gets a thread at once, where the global concurrent
+        // queue waits for the pool (see `SessionTasks.makeDelegateQueue()`).
+        DispatchQueue(label: "DouyinCache.Downloader.cancel").async { self.cancel() }
     }
 }
