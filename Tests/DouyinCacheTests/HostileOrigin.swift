@@ -14,9 +14,10 @@ import Darwin
 /// - `/close/N`: `200`, no `Content-Length`, N bytes, then the connection closes;
 /// - `/close-cut/N`: the same head, but the server closes after N/2 bytes (a truncation no
 ///   client can see);
-/// - `/endless`: `200`, no `Content-Length`, bytes until the client goes away;
+/// - `/endless`: `200`, no `Content-Length`, bytes until the client goes away (64 KiB blocks
+///   with a 1 ms pause after each, see `PAUSE` in the script);
 /// - `/chunked/N`: `200`, `Transfer-Encoding: chunked`, N bytes in 4 KiB chunks, properly ended;
-/// - `/chunked-endless`: chunks until the client goes away;
+/// - `/chunked-endless`: chunks until the client goes away (paced likewise);
 /// - `/announce/N`: `200` with `Content-Length: N` but only 1000 bytes sent, then it waits
 ///   (a client that reads on would hang; one that refuses from the head does not);
 /// - `/gzip-close/N`: `200`, `Content-Encoding: gzip`, no length, N zero bytes gzipped, then close.
@@ -79,6 +80,11 @@ final class HostileOrigin: @unchecked Sendable {
         return bytes((i * 7) % 256 for i in range(n))
 
     BLOCK = body(65536)
+    # Endless bodies pause after each block (at most ~64 MB/s). Unpaced over loopback the socket
+    # never drains, and FoundationNetworking, which reads it on the session's work queue, did not
+    # get to a cancellation queued there for seconds (135 s once, in a loaded TSan run), reading
+    # and discarding gigabytes meanwhile. No client can stop that; a real link is slower anyway.
+    PAUSE = 0.001
 
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -102,6 +108,7 @@ final class HostileOrigin: @unchecked Sendable {
                     self.head([("Connection", "close")])
                     while True:
                         self.wfile.write(BLOCK)
+                        time.sleep(PAUSE)
                 elif kind == "chunked":
                     self.head([("Transfer-Encoding", "chunked")])
                     data = body(n)
@@ -113,6 +120,7 @@ final class HostileOrigin: @unchecked Sendable {
                     self.head([("Transfer-Encoding", "chunked")])
                     while True:
                         self.wfile.write(b"%x\r\n" % len(BLOCK) + BLOCK + b"\r\n")
+                        time.sleep(PAUSE)
                 elif kind == "announce":
                     self.head([("Content-Length", str(n))])
                     self.wfile.write(body(1000))
