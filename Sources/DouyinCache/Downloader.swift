@@ -86,7 +86,7 @@ public final class Downloader: Sendable {
         queue.name = "DouyinCache.Downloader"
         queue.maxConcurrentOperationCount = configuration.maxConcurrentDownloads
         tasks = SessionTasks(maximumBodySize: configuration.maximumBodySize)
-        session = URLSessions.make(configuration: sessionConfiguration, delegate: tasks, delegateQueue: tasks.makeDelegateQueue())
+        session = URLSessions.make(configuration: sessionConfiguration, delegate: tasks, delegateQueue: SerialDelegateQueue())
     }
 
     deinit {
@@ -239,27 +239,6 @@ private final class SessionTasks: NSObject, URLSessionDataDelegate, @unchecked S
 
     private let transfers = LockedBox([Int: Transfer]())
     private let maximumBodySize: Int?
-    /// Under the session's delegate queue; held here because `OperationQueue.underlyingQueue`
-    /// does not retain it, while the session keeps its delegate until it is invalidated.
-    private let delegateDispatchQueue = DispatchQueue(label: "DouyinCache.Downloader.delegate")
-
-    /// The queue the session's delegate runs on: serial, over a serial dispatch queue.
-    ///
-    /// Without one, FoundationNetworking makes an `OperationQueue` over a concurrent dispatch
-    /// queue: each callback waits for a thread of the global pool, which adds none while the
-    /// processors look busy. libcurl meanwhile reads on the session's serial work queue, which
-    /// keeps its thread, and hands every chunk it reads to the delegate queue as an operation
-    /// holding the bytes. Under load (the cache tests in parallel under Thread Sanitizer) the
-    /// first chunk of an endless body reached the delegate after 1.6 s, with gigabytes queued
-    /// behind it, so the limit was never seen. A serial dispatch queue gets a thread at once.
-    func makeDelegateQueue() -> OperationQueue {
-        let queue = OperationQueue()
-        queue.name = "DouyinCache.Downloader.delegate"
-        queue.maxConcurrentOperationCount = 1
-        queue.underlyingQueue = delegateDispatchQueue
-        return queue
-    }
-
     init(maximumBodySize: Int?) {
         self.maximumBodySize = maximumBodySize
     }
@@ -357,7 +336,33 @@ fileprivate extension URLSessionTask {
     /// on a cooperative thread (a waiter leaving ``TwoTierCache``) would hold up Swift concurrency.
     func cancelWithoutWaiting() {
         // A serial queue of its own: it gets a thread at once, where the global concurrent
-        // queue waits for the pool (see `SessionTasks.makeDelegateQueue()`).
+        // queue waits for the pool (see `SerialDelegateQueue`).
         DispatchQueue(label: "DouyinCache.Downloader.cancel").async { self.cancel() }
+    }
+}
+
+/// The queue the session's delegate runs on: one operation at a time, over a serial dispatch
+/// queue of its own.
+///
+/// Without one, FoundationNetworking makes an `OperationQueue` over a concurrent dispatch queue:
+/// each callback waits for a thread of the global pool, which adds none while the processors
+/// look busy. libcurl meanwhile reads on the session's serial work queue, which keeps its
+/// thread, and hands every chunk it reads to the delegate queue as an operation holding the
+/// bytes. Under load (the cache tests in parallel under Thread Sanitizer) the first chunk of an
+/// endless body reached the delegate after 1.6 s with gigabytes queued behind it, so the limit
+/// was never seen. A serial dispatch queue is served by libdispatch's overcommit pool, which
+/// gives it a thread at once.
+private final class SerialDelegateQueue: OperationQueue, @unchecked Sendable {
+    // @unchecked Sendable: OperationQueue is thread-safe; `dispatchQueue` is immutable.
+
+    /// Held here because `underlyingQueue` does not retain it (unowned(unsafe) on Linux): the
+    /// dispatch queue lives exactly as long as the operation queue that dispatches onto it.
+    private let dispatchQueue = DispatchQueue(label: "DouyinCache.Downloader.delegate")
+
+    override init() {
+        super.init()
+        name = "DouyinCache.Downloader.delegate"
+        maxConcurrentOperationCount = 1
+        underlyingQueue = dispatchQueue
     }
 }
