@@ -1,5 +1,5 @@
 import DouyinAPI
-@testable import DouyinChat
+import DouyinChat
 import DouyinModels
 import DouyinTestSupport
 import Foundation

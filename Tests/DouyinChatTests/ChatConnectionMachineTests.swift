@@ -1,4 +1,4 @@
-@testable import DouyinChat
+import DouyinChat
 import DouyinTestSupport
 import Testing
 

@@ -1,4 +1,4 @@
-@testable import DouyinChat
+import DouyinChat
 import DouyinModels
 import DouyinTestSupport
 import Foundation

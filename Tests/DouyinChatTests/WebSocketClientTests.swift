@@ -1,4 +1,4 @@
-@testable import DouyinChat
+import DouyinChat
 import DouyinSupport
 import DouyinTestSupport
 import Foundation

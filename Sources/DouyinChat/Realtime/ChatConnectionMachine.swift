@@ -55,9 +55,9 @@ package struct ChatConnectionMachine: Sendable {
     package let pongTimeout: Duration
     private(set) var phase: Phase = .idle
     /// The generation of the current (or last) connection.
-    private(set) var generation = 0
+    package private(set) var generation = 0
     /// Retries since the last stable connection.
-    private(set) var attempt = 0
+    package private(set) var attempt = 0
     private var reachable = true
     private var hasBeenOpen = false
     private var pingCount = 0

@@ -82,11 +82,11 @@ public struct POSIXWebSocketTransport: WebSocketTransport {
 }
 
 /// The opening handshake (RFC 6455 §4.1).
-enum Handshake {
+package enum Handshake {
     static let guid = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 
     /// The `Sec-WebSocket-Accept` a server must answer for `key`.
-    static func accept(for key: String) -> String {
+    package static func accept(for key: String) -> String {
         Data(SHA1.digest(Array((key + guid).utf8))).base64EncodedString()
     }
 

@@ -1,9 +1,9 @@
 import Foundation
 
 /// RFC 6455 §5 frame encoding and header checks, free of I/O so each rule is testable alone.
-enum WebSocketFrame {
+package enum WebSocketFrame {
     /// Frame opcodes (§5.2).
-    enum Opcode: UInt8 {
+    package enum Opcode: UInt8 {
         case continuation = 0x0, text = 0x1, binary = 0x2, close = 0x8, ping = 0x9, pong = 0xA
         var isControl: Bool { rawValue >= 0x8 }
     }
@@ -41,7 +41,7 @@ enum WebSocketFrame {
     }
 
     /// A masked client frame (§5.3): FIN set, the given opcode, the shortest length form.
-    static func encode(_ opcode: Opcode, payload: [UInt8], fin: Bool = true, mask: (UInt8, UInt8, UInt8, UInt8)) -> [UInt8] {
+    package static func encode(_ opcode: Opcode, payload: [UInt8], fin: Bool = true, mask: (UInt8, UInt8, UInt8, UInt8)) -> [UInt8] {
         var frame: [UInt8] = []
         frame.reserveCapacity(payload.count + 14)
         frame.append((fin ? 0x80 : 0) | opcode.rawValue)
@@ -63,7 +63,7 @@ enum WebSocketFrame {
     }
 
     /// A close frame's payload: the code and a UTF-8 reason cut to fit 125 bytes.
-    static func closePayload(code: UInt16, reason: String) -> [UInt8] {
+    package static func closePayload(code: UInt16, reason: String) -> [UInt8] {
         var payload = [UInt8(code >> 8), UInt8(code & 0xFF)]
         var reasonBytes = Array(reason.utf8.prefix(123))
         while !isValidUTF8(reasonBytes) { reasonBytes.removeLast() }
@@ -72,7 +72,7 @@ enum WebSocketFrame {
     }
 
     /// The code and reason of a received close frame (1005 when it has none), or the violation.
-    static func parseClose(_ payload: [UInt8]) throws(FrameError) -> (code: UInt16, reason: String) {
+    package static func parseClose(_ payload: [UInt8]) throws(FrameError) -> (code: UInt16, reason: String) {
         if payload.isEmpty { return (1005, "") }
         if payload.count == 1 { throw FrameError("close frame with a 1-byte payload") }
         let code = UInt16(payload[0]) << 8 | UInt16(payload[1])
@@ -85,7 +85,7 @@ enum WebSocketFrame {
 
     /// Whether `bytes` are well-formed UTF-8 (no overlong forms, surrogates or values past
     /// U+10FFFF). `String(validating:)` would do, but needs macOS 15.
-    static func isValidUTF8<Bytes: Collection>(_ bytes: Bytes) -> Bool where Bytes.Element == UInt8 {
+    package static func isValidUTF8<Bytes: Collection>(_ bytes: Bytes) -> Bool where Bytes.Element == UInt8 {
         // Fast path: ASCII only.
         if bytes.allSatisfy({ $0 < 0x80 }) { return true }
         var iterator = bytes.makeIterator()
@@ -100,10 +100,10 @@ enum WebSocketFrame {
     }
 
     /// Why a frame was refused, with the close code to send.
-    struct FrameError: Error, Equatable {
+    package struct FrameError: Error, Equatable {
         var reason: String
         var closeCode: UInt16
-        init(_ reason: String, closeCode: UInt16 = 1002) {
+        package init(_ reason: String, closeCode: UInt16 = 1002) {
             self.reason = reason
             self.closeCode = closeCode
         }
