@@ -3,6 +3,10 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking  // URLError lives here on Linux
+#endif
 
 /// What went wrong in a cache, and where.
 public enum CacheError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -19,8 +23,12 @@ public enum CacheError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The body is longer than the downloader's ``Downloader/Configuration/maximumBodySize``
     /// (`limit`, in bytes), by its `Content-Length` or as it arrived; nothing was cached.
     case bodyTooLarge(url: String, limit: Int)
-    /// The transfer failed (connection refused, dropped mid-way, timed out); nothing was cached.
-    case transport(url: String, reason: String)
+    /// The transfer failed (connection refused, dropped mid-way, timed out, a `file://` URL
+    /// that cannot be read); the session's own error is kept. Nothing was cached.
+    case transport(url: String, URLError)
+    /// The body ended before its `Content-Length` (`received` of `expected` bytes): a dropped
+    /// connection, never a whole resource. Nothing was cached.
+    case truncated(url: String, received: Int64, expected: Int64)
     /// A URL the downloader cannot fetch (no http, https or file scheme).
     case unsupportedURL(String)
     /// The download was cancelled before it finished.
@@ -34,7 +42,8 @@ public enum CacheError: Error, Hashable, Sendable, CustomStringConvertible {
         case .invalidKey(let key): "\"\(key)\" is not a valid disk cache key (use MD5.hex of the URL)"
         case .httpStatus(let status, let url): "HTTP \(status) from \(url)"
         case .bodyTooLarge(let url, let limit): "\(url) is larger than the \(limit)-byte limit (Downloader.Configuration.maximumBodySize)"
-        case .transport(let url, let reason): "download of \(url) failed: \(reason)"
+        case .transport(let url, let error): "download of \(url) failed: \(error.localizedDescription) (URLError \(error.code.rawValue))"
+        case .truncated(let url, let received, let expected): "download of \(url) failed: got \(received) of \(expected) bytes"
         case .unsupportedURL(let url): "cannot download \(url): only http, https and file URLs"
         case .cancelled(let url): "download of \(url) was cancelled"
         }

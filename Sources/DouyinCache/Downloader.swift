@@ -127,7 +127,7 @@ public final class Downloader: Sendable {
                     operation.reportProgress(Int64(data.count), Int64(data.count))
                     operation.complete(.success(DownloadedData(data: data, isLengthChecked: true)))
                 } catch {
-                    operation.complete(.failure(.transport(url: url.absoluteString, reason: "\(error.localizedDescription)")))
+                    operation.complete(.failure(.transport(url: url.absoluteString, URLError(fileReadError: error))))
                 }
             }
         case "http", "https":
@@ -314,10 +314,10 @@ private final class SessionTasks: NSObject, URLSessionDataDelegate, @unchecked S
         if let refusal = transfer.refusal {
             transfer.operation.complete(.failure(refusal))
         } else if let error {
-            transfer.operation.complete(.failure(.transport(url: url, reason: error.localizedDescription)))
+            transfer.operation.complete(.failure(.transport(url: url, URLError(sessionError: error))))
         } else if let expected = transfer.expected, Int64(transfer.data.count) != expected {
             // A body shorter than Content-Length is a dropped connection, never a whole file.
-            transfer.operation.complete(.failure(.transport(url: url, reason: "got \(transfer.data.count) of \(expected) bytes")))
+            transfer.operation.complete(.failure(.truncated(url: url, received: Int64(transfer.data.count), expected: expected)))
         } else {
             transfer.operation.complete(.success(DownloadedData(data: transfer.data, isLengthChecked: transfer.framed)))
         }
@@ -364,5 +364,30 @@ private final class SerialDelegateQueue: OperationQueue, @unchecked Sendable {
         name = "DouyinCache.Downloader.delegate"
         maxConcurrentOperationCount = 1
         underlyingQueue = dispatchQueue
+    }
+}
+
+extension URLError {
+    /// The session's error as the `URLError` it is (FoundationNetworking hands over an
+    /// `NSError` in `NSURLErrorDomain`); anything else as `.unknown`.
+    init(sessionError error: any Error) {
+        if let error = error as? URLError {
+            self = error
+            return
+        }
+        let bridged = error as NSError
+        // Failable on Linux (an unknown code is nil), not on Apple platforms: typed as an
+        // optional so the same line compiles on both.
+        let code: URLError.Code? = bridged.domain == NSURLErrorDomain ? URLError.Code(rawValue: bridged.code) : nil
+        self.init(code ?? .unknown)
+    }
+
+    /// A `file://` read failure as the `URLError` code a session reports for it.
+    init(fileReadError error: any Error) {
+        switch (error as? CocoaError)?.code {
+        case .fileReadNoSuchFile?, .fileNoSuchFile?: self.init(.fileDoesNotExist)
+        case .fileReadNoPermission?: self.init(.noPermissionsToReadFile)
+        default: self.init(.cannotOpenFile)
+        }
     }
 }

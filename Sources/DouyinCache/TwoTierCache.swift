@@ -12,6 +12,28 @@ public enum CacheSource: String, Sendable, Hashable {
 }
 
 extension TwoTierCache {
+    /// The limits of the three parts a ``TwoTierCache`` makes for itself in
+    /// ``TwoTierCache/init(directory:configuration:)``.
+    public struct Configuration: Sendable, Hashable {
+        /// The memory tier's limits: 64 MB of bytes by default, no count or age limit.
+        public var memory: MemoryCache<String, Data>.Configuration
+        /// The disk tier's limits: 512 MB of bytes by default, no age limit.
+        public var disk: DiskCache.Configuration
+        /// The downloader's limits: 6 downloads at once and 64 MB per body by default.
+        public var downloader: Downloader.Configuration
+
+        /// Builds a configuration from the parts' own.
+        public init(
+            memory: MemoryCache<String, Data>.Configuration = .init(),
+            disk: DiskCache.Configuration = .init(),
+            downloader: Downloader.Configuration = .init()
+        ) {
+            self.memory = memory
+            self.disk = disk
+            self.downloader = downloader
+        }
+    }
+
     /// Hit and miss counts of a ``TwoTierCache``, per tier, since it was made.
     public struct Statistics: Sendable, Hashable {
         /// Answers from memory.
@@ -84,13 +106,15 @@ public final class TwoTierCache: Sendable {
         self.afterMiss = afterMiss
     }
 
-    /// Makes a cache with a disk tier in `directory`: 64 MB of memory and 512 MB of disk by default.
+    /// Makes a cache with a disk tier in `directory`, each part made from `configuration`
+    /// (by default 64 MB of memory, 512 MB of disk, 6 downloads at once, 64 MB per body).
     ///
     /// - Throws: ``CacheError/unwritable(path:errno:)`` when the directory cannot be created.
-    public convenience init(directory: URL, memoryLimit: Int = 64 << 20, diskLimit: Int = 512 << 20) throws(CacheError) {
+    public convenience init(directory: URL, configuration: Configuration = Configuration()) throws(CacheError) {
         self.init(
-            memory: MemoryCache(configuration: .init(costLimit: memoryLimit)),
-            disk: try DiskCache(directory: directory, configuration: DiskCache.Configuration(sizeLimit: diskLimit))
+            memory: MemoryCache(configuration: configuration.memory),
+            disk: try DiskCache(directory: directory, configuration: configuration.disk),
+            downloader: Downloader(configuration: configuration.downloader)
         )
     }
 

@@ -30,22 +30,30 @@ package final class AsyncOperationState: Sendable {
     package var isFinished: Bool { flags.withLock { $0.finished } }
 
     /// Marks `operation` executing and returns true; or, when ``finish(_:)`` already came,
-    /// marks it finished and returns false (the caller then skips its work).
+    /// marks it finished and returns false (the caller then skips its work). A second start of
+    /// an operation already executing or finished returns false and changes nothing: it must
+    /// not end work that is still running.
     @discardableResult
     package func start(_ operation: Operation) -> Bool {
-        let begin = flags.withLock { flags -> Bool in
-            guard !flags.finished, !flags.finishRequested, !flags.executing else { return false }
+        enum Outcome { case begin, finishPending, ignore }
+        let outcome = flags.withLock { flags -> Outcome in
+            if flags.executing || flags.finished { return .ignore }
+            if flags.finishRequested { return .finishPending }
             flags.executing = true
-            return true
+            return .begin
         }
-        if begin {
+        switch outcome {
+        case .begin:
             // The flag is already true when observers hear of it: KVO readers see the new value.
             operation.willChangeValue(forKey: "isExecuting")
             operation.didChangeValue(forKey: "isExecuting")
-        } else {
+            return true
+        case .finishPending:
             finishNow(operation)
+            return false
+        case .ignore:
+            return false
         }
-        return begin
     }
 
     /// Finishes `operation` once: later calls do nothing. Before the operation started, only

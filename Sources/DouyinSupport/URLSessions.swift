@@ -11,12 +11,15 @@ import FoundationNetworking
 /// - Torn down from its own delegate queue: `invalidateAndCancel()` walks FoundationNetworking's
 ///   task registry from the calling thread, which raced the session's own callbacks.
 package enum URLSessions {
-    /// A session over `configuration` (ephemeral by default) with caching turned off.
+    /// A session over a copy of `configuration` (ephemeral by default) with caching turned
+    /// off; the caller's configuration object is left as it was.
     package static func make(
-        configuration: URLSessionConfiguration = .ephemeral,
+        configuration original: URLSessionConfiguration = .ephemeral,
         delegate: (any URLSessionDelegate)? = nil,
         delegateQueue: OperationQueue? = nil
     ) -> URLSession {
+        // A class: changing the caller's object would leak into its later sessions.
+        let configuration = original.copy() as! URLSessionConfiguration
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         return URLSession(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue)

@@ -73,4 +73,17 @@ struct AsyncOperationStateTests {
             #expect(operation.workRuns.withLock { $0 } == 1)
         }
     }
+
+    /// A second start of a running operation used to finish it while its work still ran.
+    @Test func secondStartDoesNotFinishARunningOperation() {
+        let operation = ProbeOperation()
+        operation.start()
+        #expect(operation.lifecycle.start(operation) == false)
+        #expect(operation.isExecuting && !operation.isFinished)
+        operation.lifecycle.finish(operation)
+        #expect(operation.isFinished && !operation.isExecuting)
+        #expect(operation.lifecycle.start(operation) == false)
+        #expect(operation.isFinished && !operation.isExecuting)
+        #expect(operation.workRuns.withLock { $0 } == 1)
+    }
 }
