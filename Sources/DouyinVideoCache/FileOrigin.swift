@@ -7,11 +7,15 @@ public struct FileOrigin: VideoOrigin {
     public var bytesPerSecond: Int?
     /// Bytes in each body chunk; default 65,536 (64 KB), at least 1.
     public var chunkSize: Int
+    /// The clock the throttle waits on (before each chunk, `chunkSize / bytesPerSecond`
+    /// seconds); default `ContinuousClock()`. A test clock makes a slow link instant.
+    public var clock: any Clock<Duration>
 
-    /// A file origin, optionally throttled to `bytesPerSecond`.
-    public init(bytesPerSecond: Int? = nil, chunkSize: Int = 64 * 1024) {
+    /// A file origin, optionally throttled to `bytesPerSecond` on `clock`.
+    public init(bytesPerSecond: Int? = nil, chunkSize: Int = 64 * 1024, clock: any Clock<Duration> = ContinuousClock()) {
         self.bytesPerSecond = bytesPerSecond
         self.chunkSize = max(1, chunkSize)
+        self.clock = clock
     }
 
     /// Answers 206 with the requested bytes (clipped to the file), 416 past its end, 404 when absent.
@@ -35,7 +39,7 @@ public struct FileOrigin: VideoOrigin {
         let end = min(request.range.upperBound, size)
         headers["content-range"] = "bytes \(start)-\(end - 1)/\(size)"
         headers["content-length"] = String(end - start)
-        let chunkSize = chunkSize
+        let chunkSize = chunkSize, clock = clock
         let pause = bytesPerSecond.map { Duration.seconds(Double(chunkSize) / Double(max(1, $0))) }
         let body = AsyncThrowingStream<Data, any Error> { continuation in
             let producer = Task {
@@ -45,7 +49,7 @@ public struct FileOrigin: VideoOrigin {
                     var offset = start
                     while offset < end {
                         try Task.checkCancellation()
-                        if let pause { try await Task.sleep(for: pause) }
+                        if let pause { try await clock.sleep(for: pause) }
                         let count = Int(min(Int64(chunkSize), end - offset))
                         guard let chunk = try handle.read(upToCount: count), !chunk.isEmpty else { break }
                         continuation.yield(chunk)

@@ -9,27 +9,40 @@ import FoundationNetworking
 /// Every request sends `Accept-Encoding: identity`: FoundationNetworking asks for gzip by
 /// default, and an origin that compresses then ignores Range and answers 200 with the whole body.
 public final class URLSessionOrigin: VideoOrigin {
-    /// The most body bytes buffered for a consumer that has fallen behind: 8 MB by default.
-    /// FoundationNetworking has no backpressure (and `suspend()`/`resume()` on a running data
-    /// task re-delivers bytes), so past this the transfer is cancelled and its body ends with
-    /// ``URLSessionOrigin/ConsumerFellBehind`` after the buffered bytes; the cache then asks
-    /// again from where it got to.
-    public let maxBufferedBytes: Int
+    /// How the origin buffers; the session's own settings come as a `URLSessionConfiguration`.
+    public struct Configuration: Sendable {
+        /// Bytes: the most body bytes buffered for a consumer that has fallen behind. Default
+        /// 8,388,608 (8 MB); at least 1. FoundationNetworking has no backpressure (and
+        /// `suspend()`/`resume()` on a running data task re-delivers bytes), so past this the
+        /// transfer is cancelled and its body ends with ``URLSessionOrigin/ConsumerFellBehind``
+        /// after the buffered bytes; the cache then asks again from where it got to.
+        public var maxBufferedBytes: Int = 8 << 20
+
+        /// The default configuration.
+        public init() {}
+    }
+
+    /// What this origin was made with (`maxBufferedBytes` raised to at least 1).
+    public let configuration: Configuration
     private let session: URLSession
     private let delegate = SessionDelegate()
 
-    /// Ends a body whose consumer fell more than ``maxBufferedBytes`` behind the network.
+    /// Ends a body whose consumer fell more than ``Configuration/maxBufferedBytes`` behind the
+    /// network.
     public struct ConsumerFellBehind: Error, Sendable {}
 
-    /// An origin with its own session; `configuration` sets timeouts and connections per host.
-    /// Its URL cache is switched off: the video cache keeps the bytes, and on Linux a task
-    /// cancelled while FoundationNetworking reads its URL cache traps the process.
-    public init(configuration: URLSessionConfiguration = .default, maxBufferedBytes: Int = 8 << 20) {
-        self.maxBufferedBytes = max(1, maxBufferedBytes)
+    /// An origin with its own session; `session` sets timeouts and connections per host
+    /// (default `.default`). Its URL cache is switched off: the video cache keeps the bytes,
+    /// and on Linux a task cancelled while FoundationNetworking reads its URL cache traps the
+    /// process.
+    public init(session: URLSessionConfiguration = .default, configuration: Configuration = Configuration()) {
+        var configuration = configuration
+        configuration.maxBufferedBytes = max(1, configuration.maxBufferedBytes)
+        self.configuration = configuration
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         queue.name = "DouyinVideoCache.URLSessionOrigin"
-        session = URLSessions.make(configuration: configuration, delegate: delegate, delegateQueue: queue)
+        self.session = URLSessions.make(configuration: session, delegate: delegate, delegateQueue: queue)
     }
 
     deinit {
@@ -46,7 +59,7 @@ public final class URLSessionOrigin: VideoOrigin {
             urlRequest.setValue(validator, forHTTPHeaderField: "If-Range")
         }
         let task = session.dataTask(with: urlRequest)
-        let channel = ChunkChannel(limit: maxBufferedBytes) { task.cancel() }
+        let channel = ChunkChannel(limit: configuration.maxBufferedBytes) { task.cancel() }
         let transfer = TransferOwner(task: task, channel: channel)
         let body = AsyncThrowingStream<Data, any Error> {
             try await withTaskCancellationHandler {

@@ -13,6 +13,12 @@ private final class Counter: Sendable {
 
 @Suite("URLSessionOrigin bounds the bytes buffered for a slow consumer")
 struct BoundedBufferTests {
+    static let oneByteBuffer: URLSessionOrigin.Configuration = {
+        var configuration = URLSessionOrigin.Configuration()
+        configuration.maxBufferedBytes = 1
+        return configuration
+    }()
+
     @Test func aConsumerFallingBehindStopsTheTransferOnceAfterTheLimit() async throws {
         let stops = Counter()
         let channel = ChunkChannel(limit: 4_000_000) { stops.increment() }
@@ -33,7 +39,7 @@ struct BoundedBufferTests {
         try nginx.serve(file, at: "/v/tiny.mp4")
         // One byte of buffer: any chunk arriving while the cache is writing stops the transfer,
         // and the read goes on with a new Range request from where the bytes end.
-        let cache = try VideoCache(directory: folder.url, sizeLimit: 1 << 30, origin: URLSessionOrigin(maxBufferedBytes: 1))
+        let cache = try VideoCache(directory: folder.url, sizeLimit: 1 << 30, origin: URLSessionOrigin(configuration: Self.oneByteBuffer))
         let reader = cache.reader(for: nginx.url("/v/tiny.mp4"))
         defer { reader.close() }
         #expect(try await reader.read(0..<3_000_000) == file)
@@ -53,7 +59,7 @@ struct BoundedBufferTests {
         let file = videoBytes(3_000_000)
         try nginx.serve(file, at: "/v/uncached.mp4")
         // A 100 KB budget: the read soon streams from the origin without storing.
-        let cache = try VideoCache(directory: folder.url, sizeLimit: 100_000, origin: URLSessionOrigin(maxBufferedBytes: 1))
+        let cache = try VideoCache(directory: folder.url, sizeLimit: 100_000, origin: URLSessionOrigin(configuration: Self.oneByteBuffer))
         let reader = cache.reader(for: nginx.url("/v/uncached.mp4"))
         defer { reader.close() }
         #expect(try await reader.read(0..<3_000_000) == file)
