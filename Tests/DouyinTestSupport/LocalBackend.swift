@@ -157,19 +157,11 @@ public final class LocalBackend: Sendable {
 
     /// Returns once at least `count` requests have been recorded (the backend gives up after 30 s).
     ///
-    /// The blocking wait runs on a Dispatch thread, not the caller's: blocking one of the few
-    /// cooperative threads starved the very request it waited for when the suite ran in parallel.
+    /// The blocking wait runs on a thread of its own (``onOwnThread(_:)``): on a task-pool or a
+    /// global-queue thread it starved the very request it waited for when the suite ran in
+    /// parallel.
     public func waitForRequests(_ count: Int) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            DispatchQueue.global().async {
-                do {
-                    _ = try self.debug("GET", "wait?count=\(count)")
-                    continuation.resume()
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
-        }
+        _ = try await onOwnThread { try self.debug("GET", "wait?count=\(count)") }
     }
 
     /// The next `count` requests (to paths starting with `path`, when given) get `status` with
