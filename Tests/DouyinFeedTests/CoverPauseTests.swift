@@ -27,16 +27,25 @@ actor OriginGate {
     private var held: [CheckedContinuation<Void, Never>] = []
     private var arrived = false
     private var arrivalWaiters: [CheckedContinuation<Void, Never>] = []
+    private var firstRequestWaiters: [CheckedContinuation<Void, Never>] = []
 
     init(holding url: URL) { heldURL = url }
 
     func pass(_ request: OriginRequest) async {
         requests.append(request)
+        firstRequestWaiters.forEach { $0.resume() }
+        firstRequestWaiters = []
         guard request.url == heldURL, !isOpen else { return }
         arrived = true
         arrivalWaiters.forEach { $0.resume() }
         arrivalWaiters = []
         await withCheckedContinuation { held.append($0) }
+    }
+
+    /// Returns once any request has reached the gate.
+    func waitForFirstRequest() async {
+        if !requests.isEmpty { return }
+        await withCheckedContinuation { firstRequestWaiters.append($0) }
     }
 
     /// Returns once a fetch of the held URL has reached the gate.
@@ -70,6 +79,9 @@ struct CoverPauseTests {
         let covers = CoverPipeline(imageCache: images, origin: GatedOrigin(gate: gate), configuration: configuration)
 
         let frameA = Task { try await covers.firstFrame(for: a) }
+        // B is asked for only once A's download holds the one slot: two tasks started together
+        // may run in either order (B first failed the test about one run in three).
+        await gate.waitForFirstRequest()
         let frameB = Task { try await covers.firstFrame(for: b) }
         await gate.waitForArrival()
         #expect(covers.statistics.pausedDownloads == 1, "A gave up its slot for B")
