@@ -48,22 +48,11 @@ enum APIBenchmark {
             return seconds(ContinuousClock.now - start)
         }
 
-        var ratios: [Double] = []
-        var clientTimes: [Double] = []
-        var plainTimes: [Double] = []
-        for pair in 0..<(warmUpPairs + pairs) {
-            let a = try await viaClient()
-            let b = try await viaURLSession()
-            guard pair >= warmUpPairs else { continue }
-            clientTimes.append(a)
-            plainTimes.append(b)
-            ratios.append(a / b)
-        }
-        ratios.sort()
-        let median = ratios[ratios.count / 2]
-        let goal = median <= 1.15 ? " (target ≤ 1.15×: met)" : " (target ≤ 1.15×: MISSED)"
-        print("  APIClient \(fixed(clientTimes.sorted()[pairs / 2] * 1000, 1)) ms vs URLSession+JSONDecoder \(fixed(plainTimes.sorted()[pairs / 2] * 1000, 1)) ms per \(pagesPerRun) pages (medians)")
-        print("  ratio median \(fixed(median))× (min \(fixed(ratios.first ?? 0)), max \(fixed(ratios.last ?? 0)), \(pairs) pairs after \(warmUpPairs) warm-up)\(goal)")
+        // URLSession + JSONDecoder is the baseline, APIClient the subject (baseline first in
+        // each pair, as every suite does).
+        let comparison = try await interleavedPairs(pairs: pairs, warmups: warmUpPairs, baseline: viaURLSession, subject: viaClient)
+        print("  URLSession + JSONDecoder (baseline) median \(fixed(comparison.medianBaseline * 1000, 1)) ms | APIClient median \(fixed(comparison.medianSubject * 1000, 1)) ms per \(pagesPerRun) pages")
+        print("  time APIClient / baseline: \(comparison.summary(.time, target: 1.15))")
     }
 
     /// One GET with the completion-handler API, which FoundationNetworking has everywhere.
