@@ -96,9 +96,9 @@ import Testing
     }
 
     @Test func connectionRefusedIsATransportErrorKeepingTheURLError() async throws {
-        let backend = try LocalBackend()
-        let base = backend.baseURL
-        backend.stop()
+        let closed = try ClosedPort()
+        defer { withExtendedLifetime(closed) {} }
+        let base = closed.baseURL
         let clock = TestClock()
         let client = APIClient(baseURL: base, configuration: { var c = APIClient.Configuration(); c.retry.maximumRetries = 0; return c }(), clock: clock)
         let error = await apiError { try await client.send(.user(uid: Known.uid)) }

@@ -78,9 +78,9 @@ import Testing
     @Test func everyGETFallsBackWhenTheServerIsGoneAndLaterPagesAreEmpty() async throws {
         let folder = try Self.fallbackFolder()
         defer { folder.remove() }
-        let backend = try LocalBackend()
-        let base = backend.baseURL
-        backend.stop()
+        let closed = try ClosedPort()
+        defer { withExtendedLifetime(closed) {} }
+        let base = closed.baseURL
         var configuration = APIClient.Configuration()
         configuration.fallback = FallbackStore(directory: folder.url)
         configuration.retry.maximumRetries = 0

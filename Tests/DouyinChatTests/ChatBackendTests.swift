@@ -47,9 +47,9 @@ struct ChatBackendTests {
     }
 
     @Test func anOfflineFallbackAnswerIsNotTakenForHistory() async throws {
-        let backend = try LocalBackend()
-        let base = backend.baseURL
-        backend.stop()
+        let closed = try ClosedPort()
+        defer { withExtendedLifetime(closed) {} }
+        let base = closed.baseURL
         var configuration = APIClient.Configuration()
         configuration.fallback = FallbackStore(directory: Fixtures.url("api"))
         configuration.retry.maximumRetries = 0

@@ -44,8 +44,10 @@ struct APIVerbTests {
         let notFound = try await Tool.run(["api", "user", "uid=97795069001", "--base", backend.baseURL.absoluteString])
         #expect(notFound.status == 1)
         #expect(notFound.stderr.contains("HTTP 404"))
-        let base = backend.baseURL.absoluteString
         backend.stop()
+        let closed = try ClosedPort()
+        defer { withExtendedLifetime(closed) {} }
+        let base = closed.baseURL.absoluteString
         let refused = try await Tool.run(["api", "groupchat/text", "udid=u", "text=x", "--base", base])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("connection refused"))
@@ -56,9 +58,9 @@ struct APIVerbTests {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         try Fixtures.data("api/feed.json").write(to: folder.appending("awemes.json"))
-        let backend = try LocalBackend()
-        let base = backend.baseURL.absoluteString
-        backend.stop()
+        let closed = try ClosedPort()
+        defer { withExtendedLifetime(closed) {} }
+        let base = closed.baseURL.absoluteString
         let result = try await Tool.run(["api", "aweme/post", "uid=97795069001", "--base", base, "--fallback", folder.url.path, "--pages", "3"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("source=fallback"))
