@@ -155,13 +155,15 @@ public final class LocalBackend: Sendable {
         _ = try debug("DELETE", "requests")
     }
 
-    /// Returns once at least `count` requests have been recorded (the backend gives up after 30 s).
+    /// Returns once at least `count` requests have been recorded (the backend gives up after 180 s).
     ///
     /// The blocking wait runs on a thread of its own (``onOwnThread(_:)``): on a task-pool or a
     /// global-queue thread it starved the very request it waited for when the suite ran in
     /// parallel.
     public func waitForRequests(_ count: Int) async throws {
-        _ = try await onOwnThread { try self.debug("GET", "wait?count=\(count)") }
+        // 180 s, not 30: under Thread Sanitizer on two cores a request sent by a task can take
+        // longer than 30 s to leave a loaded test process (three visitor tests got 408s).
+        _ = try await onOwnThread { try self.debug("GET", "wait?count=\(count)&timeout=180") }
     }
 
     /// The next `count` requests (to paths starting with `path`, when given) get `status` with

@@ -11,7 +11,7 @@ sans-I/O protocol object (so the frames are the library's, not ours).
 Switches and the request record for tests live under /_debug/ (never recorded themselves):
   GET    /_debug/requests          every request so far: method, path, query, headers, body (base64)
   DELETE /_debug/requests          forgets them
-  GET    /_debug/wait?count=N      returns once N requests are recorded (timeout 30 s, then 408)
+  GET    /_debug/wait?count=N      returns once N requests are recorded (timeout=S, default 30 s, then 408)
   POST   /_debug/enqueue           JSON {count, status?, headers?, content_type?, body?, stall?, path?}:
                                    the next `count` requests (whose path starts with `path`, if
                                    given) first stall `stall` seconds, then get this canned answer
@@ -415,7 +415,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(200, {"ok": True})
         if path == "/_debug/wait":
             count = int(query.get("count", ["1"])[0])
-            deadline = time.monotonic() + 30
+            deadline = time.monotonic() + float(query.get("timeout", ["30"])[0])
             with state.lock:
                 while len(state.requests) < count and time.monotonic() < deadline:
                     state.lock.wait(deadline - time.monotonic())
