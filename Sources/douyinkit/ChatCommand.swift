@@ -90,7 +90,7 @@ enum ChatCommand {
                 }
             case .message(let chat):
                 guard printed < count ?? .max else { continue }
-                let line = "\(chat.id) \(chat.msgType.rawValue) \(EmotionsCommand.escaped(chat.msgContent))\n"
+                let line = "\(chat.id) \(chat.msgType.rawValue) \(TerminalText.escaped(chat.msgContent))\n"
                 FileHandle.standardOutput.write(Data(line.utf8))
                 printed += 1
                 if let count, printed == count {

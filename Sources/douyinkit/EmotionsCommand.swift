@@ -32,23 +32,10 @@ enum EmotionsCommand {
         for segment in EmotionCodec(table: table).segments(of: text) {
             let start = segment.utf16Range.lowerBound, length = segment.utf16Range.count
             switch segment.kind {
-            case .text: output += "text \(start) \(length) \(escaped(segment.text))\n"
+            case .text: output += "text \(start) \(length) \(TerminalText.escaped(segment.text))\n"
             case .emotion(let key): output += "emotion \(start) \(length) \(key)\n"
             }
         }
         FileHandle.standardOutput.write(Data(output.utf8))
-    }
-
-    /// A newline as `\n` and a backslash as `\\`, so every segment stays on one line.
-    static func escaped(_ text: String) -> String {
-        var result = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
     }
 }
