@@ -28,7 +28,10 @@ let package = Package(
     targets: [
         // Internal: the one lock box, async Operation state, MD5, CRC32C, the POSIX file layer
         // with its fault seam, URLSession set-up. No product, never re-exported; `package` access.
-        .target(name: "DouyinSupport", swiftSettings: swiftSettings),
+        .target(name: "DouyinSupport", dependencies: ["CDouyinCRC32C"], swiftSettings: swiftSettings),
+        // CRC-32C in the processor's instructions (SSE 4.2, ARMv8 CRC), chosen at run time;
+        // only DouyinSupport's `CRC32C` calls it. Plain C, no system library.
+        .target(name: "CDouyinCRC32C"),
         .target(name: "DouyinModels", swiftSettings: swiftSettings),
         .target(name: "DouyinGift", dependencies: ["DouyinSupport"], swiftSettings: swiftSettings),
         .target(name: "DouyinCache", dependencies: ["DouyinSupport"], swiftSettings: swiftSettings),

@@ -34,6 +34,39 @@ extension DiskCache {
             return header
         }
 
+        /// How many bytes a verified read moves per call: the checksum runs over each piece
+        /// while it is still in the processor's cache, so the bytes cross memory once.
+        static let readPiece = 1 << 20
+
+        /// `length` bytes after the header of the open file `descriptor`, checksummed piece by
+        /// piece as they arrive; `nil` when the file ends early or the checksum is not
+        /// `checksum`. The caller bounds `length` (from `fstat`) before calling.
+        static func readVerified(
+            _ length: Int, checksum: UInt32, key: String, from descriptor: Int32, files: FileIO
+        ) throws(SystemError) -> Data? {
+            var keyBytes = Array(key.utf8)
+            var crc = keyBytes.withUnsafeMutableBytes { CRC32C.checksum(UnsafeRawBufferPointer($0)) }
+            var data = Data(count: length)
+            let failure: SystemError? = data.withUnsafeMutableBytes { buffer in
+                var done = 0
+                while done < length {
+                    let want = min(readPiece, length - done)
+                    let got = files.syscalls.pread(descriptor, buffer.baseAddress! + done, want, off_t(headerSize + done))
+                    if got < 0 {
+                        if errno == EINTR { continue }
+                        return SystemError(call: "pread", code: errno)
+                    }
+                    // Shorter than its fstat size: cut behind our back, not the entry written.
+                    if got == 0 { return SystemError(call: "pread", code: EIO) }
+                    crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: buffer[done..<done + got]), seed: crc)
+                    done += got
+                }
+                return nil
+            }
+            if let failure { throw failure }
+            return crc == checksum ? data : nil
+        }
+
         /// A header read back: the length and checksum it promises, or `nil` when it is not one.
         static func parse(_ header: Data) -> (length: Int64, checksum: UInt32)? {
             guard header.count == headerSize else { return nil }

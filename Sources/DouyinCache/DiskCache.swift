@@ -6,10 +6,15 @@ import Foundation
 ///
 /// - Every file checks itself: a 16-byte header holds the length of the bytes and a CRC-32C
 ///   over the key and the bytes, verified on every read. A file that is truncated, extended,
-///   changed by one byte, moved under another key, unreadable, or not a regular file (a
-///   symlink planted in the directory is never followed) is a miss, and it is removed.
-/// - Writes are atomic: a temporary file renamed into place, so a crash never leaves a half
-///   file under an entry's name; leftovers are removed on open.
+///   changed by one byte, moved under another key, unreadable, larger than
+///   ``Configuration/largestEntry``, or not a regular file (a symlink, FIFO or directory
+///   planted under an entry's name is never followed, read through or waited on) is a miss,
+///   and it is removed. The size comes from `fstat` before any byte is read, so an entry grown
+///   past the limit costs one system call, not its size in memory; the checksum is computed
+///   piece by piece as the bytes arrive.
+/// - Writes are atomic and durable: a temporary file, flushed (`fsync`) and then renamed into
+///   place, so neither a crash of the process nor a power cut leaves a half file under an
+///   entry's name; leftovers are removed on open.
 /// - Keys are md5 hex (32 lowercase hex digits), so the cache never touches a file it did not
 ///   name: pointed at a directory holding other files, it leaves them alone.
 /// - The index (size, store time and last access of every entry) lives in memory, so the total
@@ -20,7 +25,9 @@ import Foundation
 ///   finite, negative or in the future are ignored. File access times are never used: relatime
 ///   does not update them on repeat reads.
 /// - Over the size limit, least recently used entries are removed until the total is at most
-///   90 % of the limit, so a cache at its limit does not trim on every store.
+///   90 % of the limit, so a cache at its limit does not trim on every store. Entries used at
+///   the same clock reading go in the order they were used (a counter breaks the tie), so
+///   eviction never depends on a dictionary's order.
 /// - The directory is created if missing, and again if it is deleted while the cache runs.
 public final class DiskCache: Sendable {
     /// The limits of a disk cache.
@@ -30,11 +37,24 @@ public final class DiskCache: Sendable {
         public var sizeLimit: Int
         /// How long an entry stays valid after it is stored; `nil`, the default, means forever.
         public var ageLimit: Duration?
+        /// The most bytes one entry may hold; 64 MB by default (the downloader's own default
+        /// body limit); `nil` means only ``sizeLimit`` bounds an entry. A store over
+        /// ``largestEntry`` throws ``CacheError/entryTooLarge(key:size:limit:)``; a file found
+        /// over it is damage, refused from its size alone.
+        public var maximumEntrySize: Int?
 
-        /// Builds a configuration; a negative size limit counts as 0 (no limit).
-        public init(sizeLimit: Int = 512 << 20, ageLimit: Duration? = nil) {
+        /// Builds a configuration; a negative size limit counts as 0 (no limit), a negative
+        /// entry maximum as 0.
+        public init(sizeLimit: Int = 512 << 20, ageLimit: Duration? = nil, maximumEntrySize: Int? = 64 << 20) {
             self.sizeLimit = max(0, sizeLimit)
             self.ageLimit = ageLimit
+            self.maximumEntrySize = maximumEntrySize.map { max(0, $0) }
+        }
+
+        /// The most bytes one entry may hold: the smaller of ``sizeLimit`` (when not 0) and
+        /// ``maximumEntrySize`` (when set); `Int64.max` when neither bounds it.
+        public var largestEntry: Int64 {
+            min(sizeLimit > 0 ? Int64(sizeLimit) : .max, maximumEntrySize.map(Int64.init) ?? .max)
         }
     }
 
@@ -43,30 +63,15 @@ public final class DiskCache: Sendable {
     /// The limits this cache keeps.
     public let configuration: Configuration
 
-    private struct Entry {
-        var size: Int
-        var stored: Double
-        var lastAccess: Double
-        /// Tells this store of the key from a later one, so a read that raced a store never
-        /// removes the newer file.
-        var generation: Int
-    }
-
-    private struct Index {
-        var entries: [String: Entry] = [:]
-        var totalSize = 0
-        var nextGeneration = 0
-    }
-
-    private let index = LockedBox(Index())
+    let index = LockedBox(Index())
     private let clock: CacheClock
-    private let files: FileIO
-    private static let manifestName = ".manifest"
-    private static let temporaryPrefix = ".tmp-"
+    let files: FileIO
+    static let manifestName = ".manifest"
+    static let temporaryPrefix = ".tmp-"
     /// How old (seconds) a temporary file must be before a scan takes it for a crashed write.
-    private static let abandonedTemporaryAge = 600.0
+    static let abandonedTemporaryAge = 600.0
     /// A manifest larger than this is damage, not a record of entries (≈ 80 bytes an entry).
-    private static let largestManifest = 64 << 20
+    static let largestManifest = 64 << 20
 
     /// Opens (creating if needed) a cache in `directory`.
     ///
@@ -94,10 +99,11 @@ public final class DiskCache: Sendable {
         synchronize()
     }
 
-    /// The bytes stored for `key`, marking the entry used; `nil` when absent, expired, damaged
-    /// or unreadable (the last two also remove the file).
+    /// The bytes stored for `key`, marking the entry used; `nil` when absent, expired, damaged,
+    /// over ``Configuration/largestEntry`` or unreadable (all but the first two also remove the
+    /// file).
     ///
-    /// - Complexity: one read of the file and a CRC-32C over it.
+    /// - Complexity: one `fstat`, one read of the file and a CRC-32C over it as it arrives.
     public func data(forKey key: String) -> Data? {
         guard Self.isValid(key), let expected = index.withLock({ $0.entries[key] }) else { return nil }
         let now = clock.now().timeIntervalSince1970
@@ -115,13 +121,15 @@ public final class DiskCache: Sendable {
                 remove(key, from: &index)
                 return nil
             }
-            if data.count != entry.size {
+            if Int64(data.count) != entry.size {
                 // Verified against its own header, so another process sharing the directory
                 // stored a new version: adopt its length instead of deleting a good entry.
-                index.totalSize += data.count - entry.size
-                index.entries[key]?.size = data.count
+                index.totalSize += Int64(data.count) - entry.size
+                index.entries[key]?.size = Int64(data.count)
             }
+            let use = index.use()
             index.entries[key]?.lastAccess = now
+            index.entries[key]?.lastUse = use
             return data
         }
     }
@@ -131,12 +139,18 @@ public final class DiskCache: Sendable {
         index.withLock { $0.entries[key] != nil }
     }
 
-    /// Stores `data` under `key`, replacing any entry, then trims to the size limit.
+    /// Stores `data` under `key`, replacing any entry, then trims to the size limit. The file
+    /// is flushed to the disk before it takes the entry's name.
     ///
-    /// - Throws: ``CacheError/invalidKey(_:)``, ``CacheError/unwritable(path:errno:)`` or
+    /// - Throws: ``CacheError/invalidKey(_:)``, ``CacheError/entryTooLarge(key:size:limit:)``
+    ///   (more than ``Configuration/largestEntry`` bytes: stored, it would be trimmed at once
+    ///   or refused as damage when read), ``CacheError/unwritable(path:errno:)`` (an I/O
+    ///   error, a read-only directory, a directory in the entry's place) or
     ///   ``CacheError/diskFull(path:errno:)``; the cache is unchanged when it throws.
     public func store(_ data: Data, forKey key: String) throws(CacheError) {
         guard Self.isValid(key) else { throw .invalidKey(key) }
+        let largest = configuration.largestEntry
+        guard Int64(data.count) <= largest else { throw .entryTooLarge(key: key, size: Int64(data.count), limit: largest) }
         let temporary = directory.path + "/" + Self.temporaryPrefix + UUID().uuidString
         do {
             try writeRecreatingDirectory(data, key: key, to: temporary)
@@ -152,10 +166,12 @@ public final class DiskCache: Sendable {
                 return error
             }
             index.totalSize -= index.entries[key]?.size ?? 0
-            index.entries[key] = Entry(size: data.count, stored: now, lastAccess: now, generation: index.nextGeneration)
+            index.entries[key] = Entry(
+                size: Int64(data.count), stored: now, lastAccess: now, generation: index.nextGeneration, lastUse: index.use()
+            )
             index.nextGeneration += 1
-            index.totalSize += data.count
-            let limit = configuration.sizeLimit
+            index.totalSize += Int64(data.count)
+            let limit = Int64(configuration.sizeLimit)
             if limit > 0, index.totalSize > limit { trim(&index, to: limit / 10 * 9) }
             return nil
         }
@@ -179,7 +195,7 @@ public final class DiskCache: Sendable {
 
     /// Removes least recently used entries until the total size is at most `size` bytes.
     public func trim(toSize size: Int) {
-        index.withLock { trim(&$0, to: max(0, size)) }
+        index.withLock { trim(&$0, to: Int64(max(0, size))) }
         synchronize()
     }
 
@@ -194,13 +210,14 @@ public final class DiskCache: Sendable {
         }
     }
 
-    /// The total bytes of all entries (headers not counted); O(1).
-    public var totalSize: Int { index.withLock { $0.totalSize } }
+    /// The total bytes of all entries (headers not counted); O(1). Past `Int.max` (a 32-bit
+    /// platform) it reads as `Int.max`.
+    public var totalSize: Int { index.withLock { Int(clamping: $0.totalSize) } }
     /// How many entries are stored.
     public var count: Int { index.withLock { $0.entries.count } }
     /// The keys from least to most recently used (O(n log n); a test hook).
     package var keysByRecency: [String] {
-        index.withLock { $0.entries.sorted { ($0.value.lastAccess, $0.key) < ($1.value.lastAccess, $1.key) }.map(\.key) }
+        index.withLock { Self.byRecency($0.entries).map(\.key) }
     }
 
     /// Writes the last-access manifest now, atomically; the cache also does so after trims and
@@ -228,7 +245,7 @@ public final class DiskCache: Sendable {
         return Double(seconds) + Double(attoseconds) / 1e18
     }
 
-    private func path(for key: String) -> String {
+    func path(for key: String) -> String {
         directory.path + "/" + key
     }
 
@@ -241,13 +258,13 @@ public final class DiskCache: Sendable {
             defer { files.close(descriptor) }
             let info = try files.status(descriptor)
             guard info.st_mode & S_IFMT == S_IFREG else { return nil }
+            // The size first, from fstat: an entry over the limit is refused before one of its
+            // bytes is read or a buffer is made for them.
             let size = Int64(info.st_size)
-            guard size >= EntryFile.headerSize,
+            guard size >= Int64(EntryFile.headerSize), size - Int64(EntryFile.headerSize) <= configuration.largestEntry,
                   let (length, checksum) = EntryFile.parse(try files.read(EntryFile.headerSize, from: descriptor, at: 0)),
                   length == size - Int64(EntryFile.headerSize) else { return nil }
-            let data = try files.read(Int(length), from: descriptor, at: Int64(EntryFile.headerSize))
-            guard data.count == length, data.withUnsafeBytes({ EntryFile.checksum($0, key: key) }) == checksum else { return nil }
-            return data
+            return try EntryFile.readVerified(Int(length), checksum: checksum, key: key, from: descriptor, files: files)
         } catch {
             return nil
         }
@@ -260,6 +277,9 @@ public final class DiskCache: Sendable {
         do {
             try files.write(EntryFile.header(for: data, key: key), to: descriptor, at: 0)
             try files.write(data, to: descriptor, at: Int64(EntryFile.headerSize))
+            // Flushed before the rename: otherwise a power cut can leave the new name pointing
+            // at a file whose blocks never reached the disk (zeros or nothing under a valid name).
+            try files.sync(descriptor)
         } catch {
             files.remove(temporary)
             throw error
@@ -279,71 +299,5 @@ public final class DiskCache: Sendable {
 
     private func classify(_ failure: SystemError) -> CacheError {
         failure.isNoSpace ? .diskFull(path: directory.path, errno: failure.code) : .unwritable(path: directory.path, errno: failure.code)
-    }
-
-    private func remove(_ key: String, from index: inout Index) {
-        guard let entry = index.entries.removeValue(forKey: key) else { return }
-        index.totalSize -= entry.size
-        files.remove(path(for: key))
-    }
-
-    private func trim(_ index: inout Index, to size: Int) {
-        guard index.totalSize > size else { return }
-        for (key, _) in index.entries.sorted(by: { $0.value.lastAccess < $1.value.lastAccess }) {
-            remove(key, from: &index)
-            if index.totalSize <= size { break }
-        }
-    }
-
-    /// Builds the index from the files present, restoring access times from the manifest.
-    private func scan(now: Double) -> Index {
-        let manifest = readManifest(now: now)
-        var index = Index()
-        for file in files.listFiles(in: directory.path) {
-            if file.name.hasPrefix(Self.temporaryPrefix) {
-                // A write a crash interrupted — but only a name this cache makes (`.tmp-<UUID>`),
-                // and only once it is old: a fresh one is another process's write in flight.
-                let suffix = String(file.name.dropFirst(Self.temporaryPrefix.count))
-                if UUID(uuidString: suffix) != nil, now - file.modified > Self.abandonedTemporaryAge {
-                    files.remove(directory.path + "/" + file.name)
-                }
-                continue
-            }
-            guard Self.isValid(file.name) else { continue }  // Not a file this cache named.
-            // Too short to hold a header: never written by this cache (entries are renamed into
-            // place whole), so not indexed, and left alone.
-            guard file.size >= Int64(EntryFile.headerSize) else { continue }
-            let size = Int(file.size) - EntryFile.headerSize
-            let modified = file.modified.isFinite ? min(file.modified, now) : now
-            let known = manifest[file.name]
-            index.entries[file.name] = Entry(
-                size: size, stored: known?.stored ?? modified, lastAccess: known?.lastAccess ?? modified,
-                generation: index.nextGeneration
-            )
-            index.nextGeneration += 1
-            index.totalSize += size
-        }
-        return index
-    }
-
-    /// The manifest's times by key; lines that are malformed or hold impossible times are skipped.
-    private func readManifest(now: Double) -> [String: (lastAccess: Double, stored: Double)] {
-        let path = directory.path + "/" + Self.manifestName
-        guard let descriptor = try? files.open(path, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK) else { return [:] }
-        defer { files.close(descriptor) }
-        guard let info = try? files.status(descriptor), info.st_mode & S_IFMT == S_IFREG,
-              info.st_size <= Self.largestManifest,
-              let data = try? files.read(Int(info.st_size), from: descriptor, at: 0) else { return [:] }
-        var manifest: [String: (lastAccess: Double, stored: Double)] = [:]
-        // A clock running a little behind the one that wrote the manifest is not damage.
-        let latest = now + 86_400
-        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
-            let fields = line.split(separator: " ")
-            guard fields.count == 3, Self.isValid(String(fields[0])),
-                  let access = Double(fields[1]), let stored = Double(fields[2]),
-                  (0...latest).contains(access), (0...latest).contains(stored) else { continue }
-            manifest[String(fields[0])] = (access, stored)
-        }
-        return manifest
     }
 }

@@ -49,8 +49,14 @@ public struct DownloadedData: Sendable, Hashable {
 /// (each refused as soon as its head arrives, without reading the body). A body longer than
 /// ``Configuration/maximumBodySize`` is ``CacheError/bodyTooLarge(url:limit:)``: refused from its
 /// `Content-Length` before a byte of it is read, or stopped as soon as it grows past the limit.
-/// What is checked when is said at ``DownloadedData/isLengthChecked``. `file://` URLs are read
-/// from disk by the operation itself, so demos and tests can run without a server.
+/// What is checked when is said at ``DownloadedData/isLengthChecked``.
+///
+/// Only `http` and `https` are fetched by default: URLs in feeds and API answers are data, and
+/// FoundationNetworking would otherwise follow `ftp://` (through libcurl) or read `file://`
+/// from this machine. Any other scheme is ``CacheError/unsupportedScheme(url:scheme:)`` before
+/// a connection is made or a file opened. `file://` is read from disk by the operation itself
+/// only when ``Configuration/allowsFileURLs`` is on (demos, tests, explicit local use), and then
+/// only a regular file no larger than ``Configuration/maximumBodySize``.
 public final class Downloader: Sendable {
     /// The limits of a downloader.
     public struct Configuration: Sendable, Hashable {
@@ -61,11 +67,18 @@ public final class Downloader: Sendable {
         /// body); 64 MB by default; `nil` means no limit. A lying or endless body otherwise
         /// grows in memory until the process dies.
         public var maximumBodySize: Int?
+        /// Whether `file://` URLs are read from this machine's disk; off by default, so a
+        /// URL that came from the network can never copy a local file into the cache. Turn it
+        /// on only for URLs the program itself makes. Even then only regular files are read
+        /// (a FIFO, device or directory is ``CacheError/notARegularFile(url:)``, found without
+        /// blocking) and ``maximumBodySize`` applies.
+        public var allowsFileURLs: Bool
 
         /// Builds a configuration.
-        public init(maxConcurrentDownloads: Int = 6, maximumBodySize: Int? = 64 << 20) {
+        public init(maxConcurrentDownloads: Int = 6, maximumBodySize: Int? = 64 << 20, allowsFileURLs: Bool = false) {
             self.maxConcurrentDownloads = max(1, maxConcurrentDownloads)
             self.maximumBodySize = maximumBodySize.map { max(0, $0) }
+            self.allowsFileURLs = allowsFileURLs
         }
     }
 
@@ -101,34 +114,24 @@ public final class Downloader: Sendable {
         progress: (@Sendable (_ received: Int64, _ expected: Int64?) -> Void)? = nil,
         completion: @escaping @Sendable (Result<DownloadedData, CacheError>) -> Void
     ) -> DownloadOperation {
-        let limit = configuration.maximumBodySize
+        let limit = configuration.maximumBodySize, allowsFiles = configuration.allowsFileURLs
         let operation = DownloadOperation(url: url, progress: progress, completion: completion) { [session, tasks] operation in
-            Self.begin(operation, session: session, tasks: tasks, limit: limit)
+            Self.begin(operation, session: session, tasks: tasks, limit: limit, allowsFiles: allowsFiles)
         }
         operation.queuePriority = priority.queuePriority
         queue.addOperation(operation)
         return operation
     }
 
-    private static func begin(_ operation: DownloadOperation, session: URLSession, tasks: SessionTasks, limit: Int?) {
+    private static func begin(_ operation: DownloadOperation, session: URLSession, tasks: SessionTasks, limit: Int?, allowsFiles: Bool) {
         let url = operation.url
         switch url.scheme?.lowercased() {
-        case "file":
+        case "file" where allowsFiles:
             DispatchQueue.global().async {
-                do {
-                    let handle = try FileHandle(forReadingFrom: url)
-                    defer { try? handle.close() }
-                    // One byte past the limit tells a file over it without reading it whole.
-                    let data = try (limit.map { try handle.read(upToCount: $0 + 1) } ?? handle.readToEnd()) ?? Data()
-                    if let limit, data.count > limit {
-                        operation.complete(.failure(.bodyTooLarge(url: url.absoluteString, limit: limit)))
-                        return
-                    }
-                    operation.reportProgress(Int64(data.count), Int64(data.count))
-                    operation.complete(.success(DownloadedData(data: data, isLengthChecked: true)))
-                } catch {
-                    operation.complete(.failure(.transport(url: url.absoluteString, URLError(fileReadError: error))))
-                }
+                operation.complete(LocalFile.read(url, limit: limit).map {
+                    operation.reportProgress(Int64($0.count), Int64($0.count))
+                    return DownloadedData(data: $0, isLengthChecked: true)
+                })
             }
         case "http", "https":
             var request = URLRequest(url: url)
@@ -142,7 +145,7 @@ public final class Downloader: Sendable {
             operation.attach(task)
             task.resume()
         default:
-            operation.complete(.failure(.unsupportedURL(url.absoluteString)))
+            operation.complete(.failure(.unsupportedScheme(url: url.absoluteString, scheme: url.scheme ?? "")))
         }
     }
 }
@@ -380,14 +383,5 @@ extension URLError {
         // optional so the same line compiles on both.
         let code: URLError.Code? = bridged.domain == NSURLErrorDomain ? URLError.Code(rawValue: bridged.code) : nil
         self.init(code ?? .unknown)
-    }
-
-    /// A `file://` read failure as the `URLError` code a session reports for it.
-    init(fileReadError error: any Error) {
-        switch (error as? CocoaError)?.code {
-        case .fileReadNoSuchFile?, .fileNoSuchFile?: self.init(.fileDoesNotExist)
-        case .fileReadNoPermission?: self.init(.noPermissionsToReadFile)
-        default: self.init(.cannotOpenFile)
-        }
     }
 }

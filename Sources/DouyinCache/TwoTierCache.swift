@@ -70,10 +70,14 @@ public final class TwoTierCache: Sendable {
     /// The downloader behind both tiers.
     public let downloader: Downloader
 
+    /// What a waiter is resumed with: the bytes, where they came from, and why a download
+    /// was not stored in the disk tier (nil when it was, or when no download was needed).
+    private typealias Answer = (data: Data, source: CacheSource, storeFailure: CacheError?)
+
     private struct Flight {
         /// Tells this download from a later one of the same URL, after this one was abandoned.
         let id: Int
-        var waiters: [Int: CheckedContinuation<(Data, CacheSource), any Error>] = [:]
+        var waiters: [Int: CheckedContinuation<Answer, any Error>] = [:]
         var operation: DownloadOperation?
     }
 
@@ -129,10 +133,36 @@ public final class TwoTierCache: Sendable {
         try await fetch(url, priority: priority).data
     }
 
-    /// The bytes of `url` and which tier answered.
+    /// The bytes of `url` and which tier answered. A download the disk tier could not store is
+    /// still answered (`.network`; it is in memory) and counted in
+    /// ``Statistics/diskWriteFailures``; ``prefetch(_:priority:)`` throws instead.
     public func fetch(_ url: URL, priority: DownloadPriority = .normal) async throws -> (data: Data, source: CacheSource) {
+        let answer = try await answer(url, priority: priority)
+        return (answer.data, answer.source)
+    }
+
+    /// Makes sure `url` is held, downloading it (shared with any caller waiting on it) when
+    /// neither tier has it, and says where it is: for a preloader that must not report as
+    /// cached what was fetched and dropped.
+    ///
+    /// - Returns: ``CacheSource/memory`` or ``CacheSource/disk`` when a tier already held it
+    ///   (`.memory` says nothing of the disk); ``CacheSource/network`` when it was downloaded
+    ///   now and stored in both tiers (in memory only when the cache has no disk tier).
+    /// - Throws: the download's ``CacheError``; the disk tier's ``CacheError`` when the download
+    ///   could not be stored there (``CacheError/diskFull(path:errno:)``,
+    ///   ``CacheError/unwritable(path:errno:)`` for a read-only directory or a directory in the
+    ///   entry's place, ``CacheError/entryTooLarge(key:size:limit:)``), the bytes then being in
+    ///   memory only; ``CacheError/notStored(url:)`` when the body's length could not be checked;
+    ///   `CancellationError` when the task is cancelled while it waits.
+    public func prefetch(_ url: URL, priority: DownloadPriority = .low) async throws -> CacheSource {
+        let answer = try await answer(url, priority: priority)
+        if let failure = answer.storeFailure { throw failure }
+        return answer.source
+    }
+
+    private func answer(_ url: URL, priority: DownloadPriority) async throws -> Answer {
         let key = Self.key(for: url)
-        if let (data, source) = lookUp(key) { return (data, source) }
+        if let (data, source) = lookUp(key) { return (data, source, nil) }
         await afterMiss?(url)
         let waiter = state.withLock { state in
             defer { state.nextWaiter += 1 }
@@ -214,7 +244,7 @@ public final class TwoTierCache: Sendable {
         return nil
     }
 
-    private func join(key: String, url: URL, priority: DownloadPriority, waiter: Int, continuation: CheckedContinuation<(Data, CacheSource), any Error>) {
+    private func join(key: String, url: URL, priority: DownloadPriority, waiter: Int, continuation: CheckedContinuation<Answer, any Error>) {
         enum Outcome { case cancelled, found(Data), joined, started }
         // Resumed after the lock is released: resuming a task while holding the lock deadlocks
         // against its cancellation handler (`leave`), which takes the lock.
@@ -239,11 +269,11 @@ public final class TwoTierCache: Sendable {
         }
         switch outcome {
         case .cancelled: continuation.resume(throwing: CancellationError())
-        case .found(let data): continuation.resume(returning: (data, .memory))
+        case .found(let data): continuation.resume(returning: (data, .memory, nil))
         case .joined: break
         case .started:
             let operation = downloader.download(url, priority: priority) { [self] result in
-                finish(key: key, flight: waiter, result: result)
+                finish(key: key, url: url, flight: waiter, result: result)
             }
             let abandoned = state.withLock { state in
                 guard state.flights[key]?.id == waiter else { return true }
@@ -255,7 +285,7 @@ public final class TwoTierCache: Sendable {
     }
 
     private func leave(key: String, waiter: Int) {
-        let (continuation, orphaned) = state.withLock { state -> (CheckedContinuation<(Data, CacheSource), any Error>?, DownloadOperation?) in
+        let (continuation, orphaned) = state.withLock { state -> (CheckedContinuation<Answer, any Error>?, DownloadOperation?) in
             guard let continuation = state.flights[key]?.waiters.removeValue(forKey: waiter) else {
                 // Not joined yet: its join will resume it. Already resumed: nothing to do.
                 state.notYetJoined.remove(waiter)
@@ -273,17 +303,23 @@ public final class TwoTierCache: Sendable {
     /// that left after its flight resumed it must leave nothing behind).
     package var unjoinedWaiterCount: Int { state.withLock { $0.notYetJoined.count } }
 
-    private func finish(key: String, flight: Int, result: Result<DownloadedData, CacheError>) {
-        if case .success(let body) = result, body.isLengthChecked {
-            // Store before anyone resumes, so the next caller finds the bytes.
-            memory.setValue(body.data, for: key, cost: body.data.count)
-            do {
-                try disk?.store(body.data, forKey: key)
-            } catch {
-                state.withLock { $0.statistics.diskWriteFailures += 1 }
+    private func finish(key: String, url: URL, flight: Int, result: Result<DownloadedData, CacheError>) {
+        var storeFailure: CacheError?
+        if case .success(let body) = result {
+            if body.isLengthChecked {
+                // Store before anyone resumes, so the next caller finds the bytes.
+                memory.setValue(body.data, for: key, cost: body.data.count)
+                do throws(CacheError) {
+                    try disk?.store(body.data, forKey: key)
+                } catch {
+                    storeFailure = error
+                    state.withLock { $0.statistics.diskWriteFailures += 1 }
+                }
+            } else {
+                storeFailure = .notStored(url: url.absoluteString)
             }
         }
-        let waiters = state.withLock { state -> [CheckedContinuation<(Data, CacheSource), any Error>] in
+        let waiters = state.withLock { state -> [CheckedContinuation<Answer, any Error>] in
             switch result {
             case .failure: state.statistics.downloadFailures += 1
             case .success(let body) where !body.isLengthChecked: state.statistics.uncheckedDownloads += 1
@@ -293,7 +329,7 @@ public final class TwoTierCache: Sendable {
             return state.flights.removeValue(forKey: key).map { Array($0.waiters.values) } ?? []
         }
         for waiter in waiters {
-            waiter.resume(with: result.map { ($0.data, .network) }.mapError { $0 as any Error })
+            waiter.resume(with: result.map { ($0.data, .network, storeFailure) }.mapError { $0 as any Error })
         }
     }
 }

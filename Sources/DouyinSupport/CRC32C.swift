@@ -1,15 +1,42 @@
+#if canImport(CDouyinCRC32C)
+import CDouyinCRC32C
+#endif
 import Foundation
 
 /// CRC-32C (Castagnoli, reflected polynomial 0x82F63B78), the checksum the caches keep beside
 /// stored bytes to tell a damaged or truncated file from the one they wrote.
 ///
 /// Not a cryptographic hash: it catches truncation, bit rot and a file overwritten by another
-/// writer, which is what the caches need, at a cost small next to the read itself. Computed
-/// eight bytes at a time (slicing-by-8 tables); `CRC32C.checksum("123456789") == 0xE3069283`.
+/// writer, which is what the caches need, at a cost small next to the read itself.
+/// `CRC32C.checksum("123456789") == 0xE3069283`.
+///
+/// Computed by the processor's CRC instructions when it has them (SSE 4.2 on x86-64, three
+/// interleaved streams, about 20 GB/s here; the ARMv8 CRC extension on arm64), decided once at
+/// run time by the C target `CDouyinCRC32C`; otherwise, and as the reference the tests compare
+/// against, eight bytes at a time from tables in Swift (``software(_:seed:)``, about 2 GB/s).
+/// A build without the C module (the fuzz build compiles these sources alone) uses the tables.
 package enum CRC32C {
+    /// Whether `checksum` uses the processor's instructions on this machine.
+    package static let usesHardware: Bool = {
+        #if canImport(CDouyinCRC32C)
+        douyin_crc32c_hardware_available() != 0
+        #else
+        false
+        #endif
+    }()
+
     /// The checksum of `bytes`, continuing from `seed` (the checksum of the bytes before them;
     /// 0 for none), so a stream can be checksummed in pieces.
     package static func checksum(_ bytes: UnsafeRawBufferPointer, seed: UInt32 = 0) -> UInt32 {
+        #if canImport(CDouyinCRC32C)
+        if usesHardware { return douyin_crc32c_hardware(seed, bytes.baseAddress, bytes.count) }
+        #endif
+        return software(bytes, seed: seed)
+    }
+
+    /// The table implementation: the fallback where the processor has no CRC instructions,
+    /// and the reference the hardware path is tested against.
+    package static func software(_ bytes: UnsafeRawBufferPointer, seed: UInt32 = 0) -> UInt32 {
         var crc = ~seed
         var offset = 0
         let count = bytes.count

@@ -65,7 +65,8 @@ enum Demo {
         defer { try? FileManager.default.removeItem(at: directory) }
         print("\n== Two-tier cache: \(covers.count) covers from a file:// origin, fetched twice (cache in \(directory.path))")
         for pass in 1...2 {
-            let cache = try TwoTierCache(directory: directory)  // pass 2 is a fresh process's view: disk only
+            // file:// only by this switch: the demo makes these URLs itself.
+            let cache = try TwoTierCache(directory: directory, configuration: .init(downloader: .init(allowsFileURLs: true)))  // pass 2: disk only
             for name in covers {
                 let url = fixtures.appendingPathComponent("webp/covers").appendingPathComponent(name)
                 let first = try await cache.fetch(url)

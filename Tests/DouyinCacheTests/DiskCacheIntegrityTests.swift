@@ -92,7 +92,7 @@ struct DiskCacheIntegrityTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         // Planted before the cache opens: not indexed, and a store replaces the link itself.
         try FileManager.default.createSymbolicLink(at: directory.appendingPathComponent(k("x")), withDestinationURL: victim)
-        let cache = try DiskCache(directory: directory, configuration: .init(sizeLimit: 10))
+        let cache = try DiskCache(directory: directory, configuration: .init(sizeLimit: 22))
         #expect(cache.count == 0)
         #expect(cache.data(forKey: k("x")) == nil)
         try cache.store(Data("new".utf8), forKey: k("x"))

@@ -119,7 +119,7 @@ struct DownloaderTests {
         defer { folder.remove() }
         let file = folder.appending("large.bin")
         try Data(count: 10_001).write(to: file)
-        let downloader = Downloader(configuration: .init(maximumBodySize: 10_000))
+        let downloader = Downloader(configuration: .init(maximumBodySize: 10_000, allowsFileURLs: true))
         #expect(await download(file, with: downloader) == .failure(.bodyTooLarge(url: file.absoluteString, limit: 10_000)))
         try Data(count: 10_000).write(to: file)
         #expect(try await download(file, with: downloader).get() == DownloadedData(data: Data(count: 10_000), isLengthChecked: true))

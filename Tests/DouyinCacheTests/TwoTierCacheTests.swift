@@ -164,7 +164,7 @@ struct TwoTierCacheTests {
 
     @Test func storeRemoveAndFileURLs() async throws {
         defer { folder.remove() }
-        let cache = try TwoTierCache(directory: folder.appending("cache"))
+        let cache = try TwoTierCache(directory: folder.appending("cache"), configuration: .init(downloader: .init(allowsFileURLs: true)))
         let fileURL = folder.appending("local.bin")
         try Data("local".utf8).write(to: fileURL)
         #expect(try await cache.fetch(fileURL) == (Data("local".utf8), .network))
@@ -175,7 +175,7 @@ struct TwoTierCacheTests {
         #expect(cache.cachedData(for: url) == nil)
         cache.removeAll()
         #expect(cache.cachedData(for: fileURL) == nil)
-        await #expect(throws: CacheError.unsupportedURL("ftp://x.test/a")) { try await cache.data(for: URL(string: "ftp://x.test/a")!) }
+        await #expect(throws: CacheError.unsupportedScheme(url: "ftp://x.test/a", scheme: "ftp")) { try await cache.data(for: URL(string: "ftp://x.test/a")!) }
     }
 }
 
