@@ -1,4 +1,4 @@
-import DouyinTestSupport
+import DouyinBackendLauncher
 import Foundation
 
 extension Demo {

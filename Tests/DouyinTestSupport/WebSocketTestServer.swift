@@ -1,3 +1,4 @@
+import DouyinBackendLauncher
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -54,20 +55,5 @@ public final class WebSocketTestServer: @unchecked Sendable {
     public func lastClose(_ path: String) async throws -> String {
         let (data, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(rawPort)/lastclose?path=\(path)")!)
         return String(decoding: data, as: UTF8.self)
-    }
-}
-
-extension Pipe {
-    /// The first line a started child process writes here (without waiting for more), for the
-    /// servers that print their port once bound; reading blocks until then, no sleeps. Empty or
-    /// partial when the process ends first.
-    package func firstLine() -> String {
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line += chunk
-        }
-        return String(decoding: line, as: UTF8.self)
     }
 }
