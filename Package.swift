@@ -54,8 +54,9 @@ let package = Package(
             dependencies: ["DouyinModels", "DouyinGift", "DouyinCache", "DouyinWebP", "DouyinVideoCache", "DouyinFeed", "DouyinAPI", "DouyinChat"],
             swiftSettings: swiftSettings
         ),
-        // Starts the demo backend (scripts/backend) on a loopback port for the tool's demo, the
-        // bench and the tests. Not a library product and not test code: the shipped tool links it.
+        // Starts the demo backend (scripts/servers/demo_backend.py) on a loopback port for the
+        // tool's demo, the bench and the tests. Not a library product and not test code: the
+        // shipped tool links it.
         .target(name: "DouyinBackendLauncher", dependencies: ["DouyinSupport"], swiftSettings: swiftSettings),
         .executableTarget(name: "douyinkit", dependencies: ["DouyinKit", "DouyinBackendLauncher"], swiftSettings: swiftSettings),
         // CWebP directly: the WebP baseline is libwebp's own WebPAnimDecoder; DouyinTestSupport
@@ -108,7 +109,6 @@ let package = Package(
         .testTarget(
             name: "DouyinChatTests",
             dependencies: ["DouyinChat", "DouyinAPI", "DouyinSupport", "DouyinTestSupport"],
-            exclude: ["Servers"],
             swiftSettings: swiftSettings
         ),
         // Runs the built `douyinkit` binary; depending on it makes SwiftPM build it first.

@@ -9,7 +9,7 @@ import Glibc
 import Darwin
 #endif
 
-/// The local demo backend (`scripts/backend/backend.py`) on a free loopback port, for tests,
+/// The local demo backend (`scripts/servers/demo_backend.py`) on a free loopback port, for tests,
 /// the tool's demo and the benchmark (so it lives outside the test-support target: the shipped
 /// tool must not link test code): every endpoint of DESIGN.md's table over Fixtures/api, with state,
 /// the WebSocket push at `ws://127.0.0.1:PORT/douyin/groupchat`, and switches under `/_debug/`.
@@ -97,7 +97,7 @@ public final class LocalBackend: Sendable {
         .deletingLastPathComponent()
 
     /// The backend script in the source tree.
-    public static let script = packageRoot.appendingPathComponent("scripts/backend/backend.py")
+    public static let script = packageRoot.appendingPathComponent("scripts/servers/demo_backend.py")
 
     /// Starts the backend on a free loopback port over `fixtures` (the package's Fixtures/api by
     /// default) and returns once it accepts connections.

@@ -4,7 +4,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The Python WebSocket test server (Tests/DouyinChatTests/Servers/ws_test_server.py on
+/// The Python WebSocket test server (scripts/servers/ws_test_server.py on
 /// Debian's python3-websockets), started on free loopback ports; it exits when its stdin closes.
 /// Used by the chat tests and the `chat listen` tool tests.
 public final class WebSocketTestServer: @unchecked Sendable {
@@ -21,7 +21,7 @@ public final class WebSocketTestServer: @unchecked Sendable {
 
     /// Starts the server and returns once it printed its ports.
     public init() throws {
-        let script = Fixtures.packageRoot.appendingPathComponent("Tests/DouyinChatTests/Servers/ws_test_server.py")
+        let script = Fixtures.packageRoot.appendingPathComponent("scripts/servers/ws_test_server.py")
         process = Process()
         // Debian's interpreter: the one on PATH may be another that cannot import python3-websockets.
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
