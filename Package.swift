@@ -57,12 +57,17 @@ let package = Package(
             dependencies: ["DouyinModels", "DouyinGift", "DouyinCache", "DouyinWebP", "DouyinVideoCache", "DouyinFeed", "DouyinAPI", "DouyinChat"],
             swiftSettings: swiftSettings
         ),
-        .executableTarget(name: "douyinkit", dependencies: ["DouyinKit", "DouyinTestSupport"], swiftSettings: swiftSettings),
+        // Starts the demo backend (scripts/servers/demo_backend.py) on a loopback port for the
+        // tool's demo, the bench and the tests. Not a library product and not test code: the
+        // shipped tool links it.
+        .target(name: "DouyinBackendLauncher", dependencies: ["DouyinSupport"], swiftSettings: swiftSettings),
+        .executableTarget(name: "douyinkit", dependencies: ["DouyinKit", "DouyinBackendLauncher"], swiftSettings: swiftSettings),
         // CWebP directly: the WebP baseline is libwebp's own WebPAnimDecoder; DouyinTestSupport
         // for the loopback nginx the video benchmark downloads from.
-        .executableTarget(name: "douyinkit-bench", dependencies: ["DouyinKit", "CWebP", "DouyinSupport", "DouyinTestSupport"], swiftSettings: swiftSettings),
-        // Test-only helpers (fixture paths, nginx harness, manual clock); never re-exported.
-        .target(name: "DouyinTestSupport", dependencies: ["DouyinSupport"], path: "Tests/DouyinTestSupport", swiftSettings: swiftSettings),
+        .executableTarget(name: "douyinkit-bench", dependencies: ["DouyinKit", "CWebP", "DouyinSupport", "DouyinBackendLauncher", "DouyinTestSupport"], swiftSettings: swiftSettings),
+        // Test-only helpers (fixture paths, nginx harness, manual clock; re-exports the backend
+        // launcher); never re-exported by a library.
+        .target(name: "DouyinTestSupport", dependencies: ["DouyinSupport", "DouyinBackendLauncher"], path: "Tests/DouyinTestSupport", swiftSettings: swiftSettings),
         .testTarget(
             name: "DouyinSupportTests",
             dependencies: ["DouyinSupport", "DouyinTestSupport"],
@@ -107,7 +112,6 @@ let package = Package(
         .testTarget(
             name: "DouyinChatTests",
             dependencies: ["DouyinChat", "DouyinAPI", "DouyinSupport", "DouyinTestSupport"],
-            exclude: ["Servers"],
             swiftSettings: swiftSettings
         ),
         // Runs the built `douyinkit` binary; depending on it makes SwiftPM build it first.

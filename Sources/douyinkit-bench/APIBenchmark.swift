@@ -1,4 +1,5 @@
 import DouyinKit
+import DouyinBackendLauncher
 import DouyinTestSupport
 import Foundation
 #if canImport(FoundationNetworking)

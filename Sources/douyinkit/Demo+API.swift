@@ -1,5 +1,5 @@
 import DouyinKit
-import DouyinTestSupport
+import DouyinBackendLauncher
 import Foundation
 
 extension Demo {

@@ -1,10 +1,11 @@
-import DouyinTestSupport
+import DouyinBackendLauncher
 import Foundation
 
 extension Demo {
-    /// The local backend (scripts/backend) over Fixtures/api for one demo section, or `nil`
-    /// after printing why it could not start (no Python with the websockets package): the
-    /// section is then skipped rather than failing the whole demo. The caller stops it.
+    /// The local backend (scripts/servers/demo_backend.py) over Fixtures/api for one demo
+    /// section, or `nil` after printing why it could not start (no Python with the websockets
+    /// package): the section is then skipped rather than failing the whole demo. The caller
+    /// stops it.
     static func startBackend(_ fixtures: URL) -> LocalBackend? {
         do {
             return try LocalBackend(fixtures: fixtures.appendingPathComponent("api"))

@@ -9,13 +9,14 @@ import Darwin
 /// A real HTTP server on loopback that misbehaves on purpose, for what nginx will not do: a
 /// body delimited only by closing the connection, an endless body, a `Content-Length` that lies.
 ///
-/// Debian's `/usr/bin/python3` running the standard library's `http.server` (the `python3` on
-/// PATH may be another interpreter). Paths, `N` a byte count:
+/// Debian's `/usr/bin/python3` running `scripts/servers/hostile_origin.py` (the standard
+/// library's `http.server`; the `python3` on PATH may be another interpreter). Paths, `N` a
+/// byte count:
 /// - `/close/N`: `200`, no `Content-Length`, N bytes, then the connection closes;
 /// - `/close-cut/N`: the same head, but the server closes after N/2 bytes (a truncation no
 ///   client can see);
 /// - `/endless`: `200`, no `Content-Length`, bytes until the client goes away (64 KiB blocks
-///   with a 1 ms pause after each, see `PAUSE` in the script);
+///   with a 1 ms pause after each, see `PAUSE` in hostile_origin.py);
 /// - `/chunked/N`: `200`, `Transfer-Encoding: chunked`, N bytes in 4 KiB chunks, properly ended;
 /// - `/chunked-endless`: chunks until the client goes away (paced likewise);
 /// - `/announce/N`: `200` with `Content-Length: N` but only 1000 bytes sent, then it waits
@@ -26,14 +27,14 @@ final class HostileOrigin: @unchecked Sendable {
     // @unchecked Sendable: immutable after init; Process is only stopped from deinit.
     let port: Int
     private let process: Process
-    private let scriptURL: URL
+
+    /// The server's script, beside the package's other stand-in servers.
+    static let script = Fixtures.packageRoot.appendingPathComponent("scripts/servers/hostile_origin.py")
 
     init() throws {
-        scriptURL = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-origin-\(UUID().uuidString).py")
-        try Data(Self.script.utf8).write(to: scriptURL)
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [scriptURL.path]
+        process.arguments = [Self.script.path]
         let output = Pipe()
         process.standardOutput = output
         // Not the test runner's stderr: a server outliving the test would hold that pipe open,
@@ -61,7 +62,6 @@ final class HostileOrigin: @unchecked Sendable {
         // among them, and would ignore `terminate()`.
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
-        try? FileManager.default.removeItem(at: scriptURL)
     }
 
     func url(_ path: String) -> URL {
@@ -72,75 +72,4 @@ final class HostileOrigin: @unchecked Sendable {
     static func body(_ count: Int) -> Data {
         Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 7) })
     }
-
-    private static let script = #"""
-    import gzip, http.server, socketserver, sys, time
-
-    def body(n):
-        return bytes((i * 7) % 256 for i in range(n))
-
-    BLOCK = body(65536)
-    # Endless bodies pause after each block (at most ~64 MB/s). Unpaced over loopback the socket
-    # never drains, and FoundationNetworking, which reads it on the session's work queue, did not
-    # get to a cancellation queued there for seconds (135 s once, in a loaded TSan run), reading
-    # and discarding gigabytes meanwhile. No client can stop that; a real link is slower anyway.
-    PAUSE = 0.001
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-        def log_message(self, *args):
-            pass
-        def head(self, extra):
-            self.send_response(200)
-            for name, value in extra:
-                self.send_header(name, value)
-            self.end_headers()
-        def do_GET(self):
-            parts = self.path.strip("/").split("/")
-            kind = parts[0]
-            n = int(parts[1]) if len(parts) > 1 else 0
-            try:
-                if kind == "close" or kind == "close-cut":
-                    self.head([("Connection", "close")])
-                    self.wfile.write(body(n if kind == "close" else n // 2))
-                    self.close_connection = True
-                elif kind == "endless":
-                    self.head([("Connection", "close")])
-                    while True:
-                        self.wfile.write(BLOCK)
-                        time.sleep(PAUSE)
-                elif kind == "chunked":
-                    self.head([("Transfer-Encoding", "chunked")])
-                    data = body(n)
-                    for start in range(0, len(data), 4096):
-                        piece = data[start:start + 4096]
-                        self.wfile.write(b"%x\r\n" % len(piece) + piece + b"\r\n")
-                    self.wfile.write(b"0\r\n\r\n")
-                elif kind == "chunked-endless":
-                    self.head([("Transfer-Encoding", "chunked")])
-                    while True:
-                        self.wfile.write(b"%x\r\n" % len(BLOCK) + BLOCK + b"\r\n")
-                        time.sleep(PAUSE)
-                elif kind == "announce":
-                    self.head([("Content-Length", str(n))])
-                    self.wfile.write(body(1000))
-                    self.wfile.flush()
-                    time.sleep(60)
-                    self.close_connection = True
-                elif kind == "gzip-close":
-                    self.head([("Content-Encoding", "gzip"), ("Connection", "close")])
-                    self.wfile.write(gzip.compress(bytes(n)))
-                    self.close_connection = True
-                else:
-                    self.send_error(404)
-            except (BrokenPipeError, ConnectionResetError):
-                self.close_connection = True
-
-    class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
-        daemon_threads = True
-
-    server = Server(("127.0.0.1", 0), Handler)
-    print(server.server_address[1], flush=True)
-    server.serve_forever()
-    """#
 }

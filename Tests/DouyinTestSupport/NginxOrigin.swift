@@ -1,4 +1,5 @@
 import DouyinSupport
+import DouyinBackendLauncher
 import Foundation
 #if canImport(Glibc)
 import Glibc

@@ -1,9 +1,10 @@
+import DouyinBackendLauncher
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// The Python WebSocket test server (Tests/DouyinChatTests/Servers/ws_test_server.py on
+/// The Python WebSocket test server (scripts/servers/ws_test_server.py on
 /// Debian's python3-websockets), started on free loopback ports; it exits when its stdin closes.
 /// Used by the chat tests and the `chat listen` tool tests.
 public final class WebSocketTestServer: @unchecked Sendable {
@@ -20,7 +21,7 @@ public final class WebSocketTestServer: @unchecked Sendable {
 
     /// Starts the server and returns once it printed its ports.
     public init() throws {
-        let script = Fixtures.packageRoot.appendingPathComponent("Tests/DouyinChatTests/Servers/ws_test_server.py")
+        let script = Fixtures.packageRoot.appendingPathComponent("scripts/servers/ws_test_server.py")
         process = Process()
         // Debian's interpreter: the one on PATH may be another that cannot import python3-websockets.
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
@@ -54,20 +55,5 @@ public final class WebSocketTestServer: @unchecked Sendable {
     public func lastClose(_ path: String) async throws -> String {
         let (data, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(rawPort)/lastclose?path=\(path)")!)
         return String(decoding: data, as: UTF8.self)
-    }
-}
-
-extension Pipe {
-    /// The first line a started child process writes here (without waiting for more), for the
-    /// servers that print their port once bound; reading blocks until then, no sleeps. Empty or
-    /// partial when the process ends first.
-    package func firstLine() -> String {
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line += chunk
-        }
-        return String(decoding: line, as: UTF8.self)
     }
 }

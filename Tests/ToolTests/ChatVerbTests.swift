@@ -2,7 +2,7 @@ import DouyinTestSupport
 import Foundation
 import Testing
 
-/// The WebSocket port of the shared test server (Tests/DouyinChatTests/Servers/ws_test_server.py).
+/// The WebSocket port of the shared test server (scripts/servers/ws_test_server.py).
 private var pushServerPort: Result<Int, any Error> { WebSocketTestServer.shared.map(\.wsPort) }
 
 @Suite("douyinkit chat listen")

@@ -9,8 +9,9 @@ import Glibc
 import Darwin
 #endif
 
-/// The local demo backend (`scripts/backend/backend.py`) on a free loopback port, for tests,
-/// the demo and the benchmark: every endpoint of DESIGN.md's table over Fixtures/api, with state,
+/// The local demo backend (`scripts/servers/demo_backend.py`) on a free loopback port, for tests,
+/// the tool's demo and the benchmark (so it lives outside the test-support target: the shipped
+/// tool must not link test code): every endpoint of DESIGN.md's table over Fixtures/api, with state,
 /// the WebSocket push at `ws://127.0.0.1:PORT/douyin/groupchat`, and switches under `/_debug/`.
 ///
 /// Needs a Python 3 that can `import websockets`: `$DOUYIN_PYTHON`, else `/usr/bin/python3`,
@@ -88,12 +89,19 @@ public final class LocalBackend: Sendable {
         return probe.terminationStatus == 0
     }
 
-    /// The backend script in the source tree.
-    public static let script = Fixtures.packageRoot.appendingPathComponent("scripts/backend/backend.py")
+    /// The package root, found from this file's place in the source tree (the tool's demo and
+    /// the bench run from a checkout, as the tests do).
+    public static let packageRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent()  // DouyinBackendLauncher
+        .deletingLastPathComponent()  // Sources
+        .deletingLastPathComponent()
 
-    /// Starts the backend on a free loopback port over `fixtures` (Fixtures/api by default) and
-    /// returns once it accepts connections.
-    public init(fixtures: URL = Fixtures.url("api")) throws {
+    /// The backend script in the source tree.
+    public static let script = packageRoot.appendingPathComponent("scripts/servers/demo_backend.py")
+
+    /// Starts the backend on a free loopback port over `fixtures` (the package's Fixtures/api by
+    /// default) and returns once it accepts connections.
+    public init(fixtures: URL = LocalBackend.packageRoot.appendingPathComponent("Fixtures/api")) throws {
         guard let python = Self.python else {
             throw StartError(description: "no Python 3 with the websockets package: on Debian `apt-get install python3-websockets` (then /usr/bin/python3 has it), on macOS `pip3 install websockets`; or set DOUYIN_PYTHON")
         }

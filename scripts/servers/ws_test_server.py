@@ -1,9 +1,10 @@
 #!/usr/bin/python3
-"""WebSocket test server for DouyinChat's tests (Debian's python3-websockets, run with
-/usr/bin/python3).
+"""WebSocket test server for DouyinChat's tests and the `chat listen` tool tests (Debian's
+python3-websockets, run with /usr/bin/python3).
 
 Listens on two loopback ports and prints `PORTS <ws> <raw>` once ready:
-- <ws>: a python3-websockets server whose path picks a behaviour (see `behave`);
+- <ws>: WebSocket frames from python3-websockets' protocol object (ws_protocol.py, the one
+  websockets API of these servers); the path picks a behaviour (see `behave`);
 - <raw>: a hand-written server on plain sockets that breaks the protocol on purpose, and
   answers `GET /lastclose?path=P` with the close code the client sent after P's violation
   (waiting up to 5 s for it).
@@ -19,7 +20,7 @@ import struct
 import sys
 from urllib.parse import urlparse, parse_qs
 
-import websockets
+from ws_protocol import AsyncPeer
 
 GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 CLOSES = {}        # raw path -> close code the client sent
@@ -38,58 +39,67 @@ def groupchat(ident, text, created):
                        "pic_original": None, "create_time": created}, ensure_ascii=False)
 
 
-async def behave(ws, path):
-    route, args = query(path)
+async def behave(ws, route, args, request):
     if route == "/echo":
-        async for message in ws:
-            await ws.send(message)
+        while (message := await ws.recv()) is not None:
+            ws.send(message)
     elif route == "/headers":
-        await ws.send(ws.request_headers.get("udid", ""))
+        ws.send(request.headers.get("udid", ""))
         await ws.wait_closed()
     elif route == "/big":
         size = int(args.get("size", 1 << 20))
-        await ws.send("x" * size)
+        ws.send("x" * size)
         await ws.wait_closed()
     elif route == "/fragmented":
         size, piece = int(args.get("size", 100000)), int(args.get("piece", 1000))
         text = "".join(chr(0x4E00 + (i % 500)) for i in range(size))
-        await ws.send([text[i:i + piece] for i in range(0, len(text), piece)])
+        ws.send_fragments([text[i:i + piece] for i in range(0, len(text), piece)])
         await ws.wait_closed()
     elif route == "/ping":
-        pong = await ws.ping(b"srv1")
-        await asyncio.wait_for(pong, 5)
-        await ws.send("pong-ok")
+        await ws.ping(b"srv1", 5)
+        ws.send("pong-ok")
         await ws.wait_closed()
     elif route == "/close":
-        await ws.close(code=int(args.get("code", 1000)), reason=args.get("reason", ""))
+        await ws.close(int(args.get("code", 1000)), args.get("reason", ""))
     elif route == "/drop":
-        await ws.send("before-drop")
+        ws.send("before-drop")
         await asyncio.sleep(0.05)
-        ws.transport.abort()
+        ws.abort()
     elif route == "/push":
         # Pushes `count` GroupChats with ids `<prefix><n>`, then stays open; a connection
         # counter per name lets a test see reconnections.
         name = args.get("name", "default")
         PUSH_COUNTS[name] = PUSH_COUNTS.get(name, 0) + 1
         for n in range(int(args.get("count", 3))):
-            await ws.send(groupchat(f"{args.get('prefix', 'm')}{n}", f"message {n} [微笑]", 1_600_000_000 + n))
+            ws.send(groupchat(f"{args.get('prefix', 'm')}{n}", f"message {n} [微笑]", 1_600_000_000 + n))
         if args.get("then") == "drop":
             await asyncio.sleep(0.05)
-            ws.transport.abort()
+            ws.abort()
             return
         await ws.wait_closed()
     elif route == "/nopong":
-        # Never answers pings: the websockets library would, so read nothing at all.
+        # Never answers pings: read nothing at all.
         await asyncio.sleep(3600)
     else:
-        await ws.close(code=1008, reason="unknown path")
+        await ws.close(1008, "unknown path")
 
 
-async def process_request(path, headers):
-    route, args = query(path)
-    if route == "/reject":
-        return (http.HTTPStatus(int(args.get("status", 403))), [("Content-Type", "text/plain")], b"no\n")
-    return None
+async def ws_client(reader, writer):
+    """One connection to the WebSocket port: the handshake, then the path's behaviour."""
+    ws = AsyncPeer(reader, writer, max_size=None)
+    try:
+        request = await ws.handshake()
+        if request is None:
+            return
+        route, args = query(request.path)
+        if route == "/reject":
+            ws.reject(http.HTTPStatus(int(args.get("status", 403))), "no\n")
+            writer.close()
+            return
+        ws.accept(request)
+        await behave(ws, route, args, request)
+    except (ConnectionError, asyncio.TimeoutError):
+        ws.abort()
 
 
 def accept(key):
@@ -216,8 +226,7 @@ async def raw_client(reader, writer):
 
 
 async def main():
-    ws_server = await websockets.serve(behave, "127.0.0.1", 0, process_request=process_request,
-                                       max_size=None, ping_interval=None, compression=None)
+    ws_server = await asyncio.start_server(ws_client, "127.0.0.1", 0)
     raw_server = await asyncio.start_server(raw_client, "127.0.0.1", 0)
     ws_port = ws_server.sockets[0].getsockname()[1]
     raw_port = raw_server.sockets[0].getsockname()[1]

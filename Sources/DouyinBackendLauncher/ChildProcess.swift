@@ -1,0 +1,64 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
+
+// Small pieces every harness that starts a local server needs (the backend here; nginx and the
+// WebSocket test server in DouyinTestSupport, which re-exports this module).
+
+/// A TCP socket connected to `127.0.0.1:port`, or `nil` when nothing accepts there; the caller
+/// closes it. The harnesses use it to see a server is up and to talk to its debug endpoints
+/// without a URLSession of their own.
+package func connectLoopback(port: Int) -> Int32? {
+    #if canImport(Glibc)
+    let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    #else
+    let socketFD = socket(AF_INET, SOCK_STREAM, 0)
+    #endif
+    guard socketFD >= 0 else { return nil }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    let connected = withUnsafePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+    }
+    guard connected else {
+        close(socketFD)
+        return nil
+    }
+    return socketFD
+}
+
+/// Runs a blocking `body` on a new thread of its own and returns its result.
+///
+/// Not on the task pool (two threads on a two-core machine), and not on the global dispatch
+/// queue either: its worker count also follows the core count, and FoundationNetworking hands
+/// session callbacks to it. Three tests each blocking a global-queue worker in a 30 s wait for
+/// a backend request stalled every URLSession in the process until the waits timed out.
+public func onOwnThread<Result: Sendable>(_ body: @escaping @Sendable () throws -> Result) async throws -> Result {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread {
+            continuation.resume(with: Swift.Result { try body() })
+        }
+        thread.name = "DouyinBackendLauncher.onOwnThread"
+        thread.start()
+    }
+}
+
+extension Pipe {
+    /// The first line a started child process writes here (without waiting for more), for the
+    /// servers that print their port once bound; reading blocks until then, no sleeps. Empty or
+    /// partial when the process ends first.
+    package func firstLine() -> String {
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line += chunk
+        }
+        return String(decoding: line, as: UTF8.self)
+    }
+}
