@@ -20,7 +20,7 @@ graphs=$("$SWIFT" package --package-path "$root" dump-symbol-graph --skip-synthe
 modules=""
 for dir in "$root"/Sources/*/; do
     name=$(basename "$dir")
-    case "$name" in DouyinSupport|CWebP|DouyinKit|douyinkit|douyinkit-bench) continue ;; esac
+    case "$name" in DouyinSupport|CWebP|CDouyinCRC32C|DouyinKit|douyinkit|douyinkit-bench) continue ;; esac
     modules="$modules $name"
 done
 

@@ -16,10 +16,12 @@ import Foundation
 /// against, eight bytes at a time from tables in Swift (``software(_:seed:)``, about 2 GB/s).
 /// A build without the C module (the fuzz build compiles these sources alone) uses the tables.
 package enum CRC32C {
-    /// Whether `checksum` uses the processor's instructions on this machine.
+    /// Whether `checksum` uses the processor's instructions on this machine. Setting
+    /// `DOUYIN_CRC32C_SOFTWARE=1` in the environment forces the tables (the benchmarks' "before",
+    /// and a way to run the fallback on a machine that has the instructions).
     package static let usesHardware: Bool = {
         #if canImport(CDouyinCRC32C)
-        douyin_crc32c_hardware_available() != 0
+        ProcessInfo.processInfo.environment["DOUYIN_CRC32C_SOFTWARE"] != "1" && douyin_crc32c_hardware_available() != 0
         #else
         false
         #endif

@@ -115,10 +115,10 @@ enum CacheBenchmark {
             baseline: { try timed { for key in keys { blackHole(try Data(contentsOf: plainDirectory.appendingPathComponent(key))) } } },
             subject: { timed { for key in keys { blackHole(cache.data(forKey: key)) } } }
         )
-        print("cache (b): disk store then read of \(entries) × 100 KB entries, interleaved pairs")
+        print("cache (b): disk store (fsynced) then read of \(entries) × 100 KB entries, interleaved pairs")
         print("  Data.write(.atomic) + Data(contentsOf:) (baseline) median \(fixed(storeAndRead.medianBaseline * 1000)) ms | DiskCache median \(fixed(storeAndRead.medianSubject * 1000)) ms")
         print("    time DiskCache / baseline: \(storeAndRead.summary(.time, target: 1.25))")
-        print("  reads only, checksum verified: Data(contentsOf:) median \(fixed(reads.medianBaseline * 1000)) ms | DiskCache.data median \(fixed(reads.medianSubject * 1000)) ms")
+        print("  reads only, checksum verified (CRC-32C in \(CRC32C.usesHardware ? "hardware" : "tables")): Data(contentsOf:) median \(fixed(reads.medianBaseline * 1000)) ms | DiskCache.data median \(fixed(reads.medianSubject * 1000)) ms")
         print("    time DiskCache.data / Data(contentsOf:): \(reads.summary(.time))")
     }
 
