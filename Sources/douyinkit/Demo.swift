@@ -134,7 +134,7 @@ enum Demo {
             let author = aweme.author?.nickname ?? "uid \(aweme.authorUserID ?? "?")"
             let seconds = aweme.video?.duration.map { String(format: "%.1f", Double($0) / 1000) } ?? "?"
             // Counts the response left out print as "?" (DouyinModels: only identity is required).
-            let counts = aweme.statistics ?? Statistics()
+            let counts = aweme.statistics ?? AwemeStatistics()
             func shown(_ count: Int?) -> String { count.map(String.init) ?? "?" }
             print("  \(author) — \"\(aweme.desc)\"")
             print("    \(shown(counts.diggCount)) likes · \(shown(counts.commentCount)) comments · "

@@ -69,7 +69,7 @@ struct PublicInitTests {
         let builtMusic = Music(id: music.id, idStr: music.idStr, title: music.title, author: music.author, duration: music.duration,
                                playURL: music.playURL, coverLarge: music.coverLarge, coverMedium: music.coverMedium,
                                coverThumb: music.coverThumb, coverHD: music.coverHD, userCount: music.userCount, extra: music.extra)
-        let builtStatistics = Statistics(awemeID: statistics.awemeID, commentCount: statistics.commentCount, diggCount: statistics.diggCount,
+        let builtStatistics = AwemeStatistics(awemeID: statistics.awemeID, commentCount: statistics.commentCount, diggCount: statistics.diggCount,
                                          playCount: statistics.playCount, shareCount: statistics.shareCount)
         let builtShare = ShareInfo(shareURL: share.shareURL, shareTitle: share.shareTitle, shareDesc: share.shareDesc)
         let builtChallenges = decoded.chaList.map { Challenge(cid: $0.cid, chaName: $0.chaName, desc: $0.desc, userCount: $0.userCount) }
@@ -82,7 +82,7 @@ struct PublicInitTests {
             #expect(Self.unsetFields(value).isEmpty, "\(type(of: value)): \(Self.unsetFields(value))")
         }
         // The identity-only forms still compile and read as absent fields.
-        #expect(Video() == Video(playAddr: nil) && Music().title.isEmpty && Statistics().diggCount == nil && ShareInfo().shareURL == nil)
+        #expect(Video() == Video(playAddr: nil) && Music().title.isEmpty && AwemeStatistics().diggCount == nil && ShareInfo().shareURL == nil)
     }
 
     /// The stored properties of `value` that are `nil`, "" or an empty collection: a field the
