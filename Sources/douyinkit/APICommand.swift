@@ -5,7 +5,8 @@ import Foundation
 /// one call of the API through `APIClient`, its `data` re-encoded as JSON on stdout.
 ///
 /// Exit 0 on success; 2 when the server answers `code` ≠ 0 (`code=C message=M` on stderr);
-/// 1 on a transport, HTTP or decoding error (one line on stderr). `source=network|fallback`
+/// 1 on a transport, HTTP or decoding error (one line on stderr). Text from the server is
+/// escaped on every line (``TerminalText/escaped(_:)``; on stdout, JSON escapes). `source=network|fallback`
 /// on stderr; with `--pages N` also `pages=K`.
 enum APICommand {
     static let usage = """
@@ -33,11 +34,11 @@ enum APICommand {
         }
         var files: [FilePart] = []
         if let path = options.string("--file") {
+            // Size checked before reading: a 2 GiB file was read whole into memory before.
             do {
-                let data = try Data(contentsOf: URL(fileURLWithPath: path))
-                files.append(FilePart(filename: URL(fileURLWithPath: path).lastPathComponent, data: data))
+                files.append(try FilePart(contentsOf: URL(fileURLWithPath: path)))
             } catch {
-                throw ToolError.failed("cannot read --file \(path): \(error.localizedDescription)")
+                throw ToolError.failed("--file: " + TerminalText.escaped(error.description))
             }
         }
         var configuration = APIClient.Configuration()
@@ -78,11 +79,13 @@ enum APICommand {
             }
             FileHandle.standardOutput.write(output + Data("\n".utf8))
         } catch let error as APIError {
+            // The server's text (a message, a body excerpt, a URL) is escaped: a CR/LF in it
+            // printed a forged `source=fallback` line, and ESC/BEL reached the terminal.
             if case .server(_, let code, let message) = error {
-                printError("code=\(code) message=\(message)")
+                printError("code=\(code) message=\(TerminalText.escaped(message))")
                 exit(2)
             }
-            throw ToolError.failed(error.description)
+            throw ToolError.failed(TerminalText.escaped(error.description))
         }
     }
 
@@ -108,9 +111,25 @@ enum APICommand {
         return try encode(items)
     }
 
+    /// `value` as JSON on one line. JSONEncoder escapes C0 controls (ESC included) in strings
+    /// but writes DEL, the C1 controls and U+2028/U+2029 as they are; those become `\\uXXXX`
+    /// here too, so no text from the server reaches the terminal as a control (the JSON value
+    /// is the same: these characters only occur inside strings).
     static func encode<Value: Encodable>(_ value: Value) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(value)
+        let json = String(decoding: try encoder.encode(value), as: UTF8.self)
+        var out = ""
+        out.reserveCapacity(json.utf8.count)
+        for scalar in json.unicodeScalars {
+            switch scalar.value {
+            case 0x7F...0x9F, 0x2028, 0x2029:
+                let hex = String(scalar.value, radix: 16, uppercase: false)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default:
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return Data(out.utf8)
     }
 }

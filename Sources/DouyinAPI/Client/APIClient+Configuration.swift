@@ -4,9 +4,16 @@ extension APIClient {
     /// How an ``APIClient`` behaves; every field has a default, so `Configuration()` is the
     /// client the demo app had plus retries, a timeout and no fallback.
     public struct Configuration: Sendable {
-        /// How long one attempt may wait for the server before it counts as a timeout
-        /// (`URLError.timedOut`); 15 s by default. Applies to each attempt, not to all retries together.
+        /// The deadline of one attempt, from sending the request to the last byte of the answer
+        /// (connecting, interim `1xx` answers and a body that trickles all count); past it the
+        /// attempt ends as a timeout (`URLError.timedOut`). 15 s by default. Applies to each
+        /// attempt, not to all retries together.
         public var timeout: Duration = .seconds(15)
+        /// The most bytes an answer's body may have, counted as they arrive and after any
+        /// `Content-Encoding` is undone (a gzip bomb stops here too); a larger one ends the
+        /// exchange with ``APIError/bodyTooLarge(endpoint:limit:)``. 16 MiB (16,777,216 bytes)
+        /// by default; the API's pages are a few hundred KB.
+        public var maximumBodySize: Int = 16 << 20
         /// When a failed GET is tried again.
         public var retry = RetryPolicy()
         /// Bundled answers for a GET the network cannot give; `nil` (the default) means none.

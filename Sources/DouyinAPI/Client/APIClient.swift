@@ -28,6 +28,7 @@ public final class APIClient: Sendable {
     private let clock: any Clock<Duration>
     private let random: @Sendable () -> Double
     private let session: URLSession
+    private let delegate = ExchangeDelegate()
     private let state = LockedBox(State())
 
     private struct State {
@@ -51,9 +52,14 @@ public final class APIClient: Sendable {
         self.random = random
         let sessionConfiguration = URLSessionConfiguration.ephemeral
         let seconds = Self.seconds(configuration.timeout)
+        // FoundationNetworking's own timer restarts with every byte (a trickle never ends it):
+        // it stays as an idle limit, and ``Exchange`` holds the deadline of the whole exchange.
         sessionConfiguration.timeoutIntervalForRequest = seconds
         sessionConfiguration.httpAdditionalHeaders = configuration.headers
-        session = URLSessions.make(configuration: sessionConfiguration)
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        queue.name = "DouyinAPI.APIClient.delegate"
+        session = URLSessions.make(configuration: sessionConfiguration, delegate: delegate, delegateQueue: queue)
     }
 
     deinit {
@@ -116,11 +122,23 @@ public final class APIClient: Sendable {
                         retryFailure = .other
                     }
                 }
-            } catch let error as URLError {
-                // A cancelled task shows up as URLError.cancelled; report it as the cancellation it is.
-                if Task.isCancelled || error.code == .cancelled { throw CancellationError() }
-                failure = .transport(endpoint: request.endpoint, error: error)
-                retryFailure = .transport(error.code)
+            } catch let error as ExchangeFailure {
+                let endpoint = request.endpoint
+                switch error {
+                case .cancelled:
+                    throw CancellationError()
+                case .transport(let urlError):
+                    // A cancelled task shows up as URLError.cancelled; report it as the cancellation it is.
+                    if Task.isCancelled || urlError.code == .cancelled { throw CancellationError() }
+                    failure = .transport(endpoint: endpoint, error: urlError)
+                    retryFailure = .transport(urlError.code)
+                case .tooLarge(let limit):
+                    (failure, retryFailure) = (.bodyTooLarge(endpoint: endpoint, limit: limit), .other)
+                case .framing(let reason):
+                    (failure, retryFailure) = (.malformedResponse(endpoint: endpoint, reason: reason), .other)
+                case .redirectRefused(let status, let location):
+                    (failure, retryFailure) = (.redirectRefused(endpoint: endpoint, status: status, location: location), .other)
+                }
             }
             let decision = RetryDecision.decide(policy: configuration.retry, method: request.endpoint.method, attempt: attempt,
                                                 failure: retryFailure, random: random(), now: Date())
@@ -183,41 +201,33 @@ public final class APIClient: Sendable {
         }
     }
 
-    /// One HTTP exchange; cancelling the calling task cancels the URLSession task.
-    private func load(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-        let box = LockedBox(LoadState())
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Data, HTTPURLResponse), any Error>) in
-                let task = session.dataTask(with: request) { data, response, error in
-                    if let error {
-                        continuation.resume(throwing: (error as? URLError) ?? URLError(.unknown))
-                    } else if let response = response as? HTTPURLResponse {
-                        continuation.resume(returning: (data ?? Data(), response))
-                    } else {
-                        continuation.resume(throwing: URLError(.badServerResponse))
-                    }
-                }
-                let cancelled = box.withLock { state -> Bool in
-                    state.task = task
-                    return state.cancelled
-                }
-                if cancelled { task.cancel() }
-                task.resume()
-            }
-        } onCancel: {
-            let task = box.withLock { state -> URLSessionDataTask? in
-                state.cancelled = true
-                return state.task
-            }
-            task?.cancel()
-        }
-    }
+    /// The most 307/308 hops a request with a body is sent again for.
+    static let maximumBodyRedirects = 5
 
-    private struct LoadState: @unchecked Sendable {
-        // @unchecked: URLSessionDataTask is thread-safe to cancel; it is only stored and read
-        // under the LockedBox's lock.
-        var task: URLSessionDataTask?
-        var cancelled = false
+    /// One attempt: the request and, for a request with a body, the 307/308 hops it is sent
+    /// again for (same method, headers and body; URLSession would drop the body). The whole
+    /// attempt, hops included, has ``Configuration/timeout`` as its deadline.
+    ///
+    /// - Throws: ``ExchangeFailure``; cancelling the calling task cancels the URLSession task.
+    private func load(_ first: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        let deadline = ContinuousClock.now + configuration.timeout
+        var request = first
+        var hops = 0
+        while true {
+            let exchange = Exchange(limit: configuration.maximumBodySize, redirectsReturned: request.httpBody != nil)
+            let task = session.dataTask(with: request)
+            delegate.register(exchange, for: task)
+            switch try await exchange.run(task, until: deadline) {
+            case .answer(let data, let response):
+                return (data, response)
+            case .redirect(let status, let url):
+                hops += 1
+                guard hops <= Self.maximumBodyRedirects else {
+                    throw ExchangeFailure.redirectRefused(status: status, location: url.absoluteString)
+                }
+                request.url = url
+            }
+        }
     }
 
     static func seconds(_ duration: Duration) -> Double {

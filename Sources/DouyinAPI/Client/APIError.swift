@@ -22,15 +22,31 @@ public enum APIError: Error, Sendable, Hashable, CustomStringConvertible {
     case decoding(endpoint: Endpoint, path: String, reason: String)
     /// `code` 0 but no `data` where the endpoint promises some.
     case missingData(endpoint: Endpoint)
-    /// The request could not be built (a base URL and path that make no URL).
+    /// The request could not be built (a base URL and path that make no URL, a base URL with a
+    /// query or a fragment, a page number past `Int.max`).
     case invalidRequest(endpoint: Endpoint, reason: String)
+    /// The answer's body grew past ``APIClient/Configuration/maximumBodySize`` (`limit`, in
+    /// bytes, counted after decompression); the exchange was cut off there.
+    case bodyTooLarge(endpoint: Endpoint, limit: Int)
+    /// The answer's framing is ambiguous or broken (RFC 9112 §6.3): a `Content-Length` that is
+    /// not one canonical decimal (two different values, a sign, a list, too many digits), or a
+    /// body whose length differs from it. `reason` says which, with the value as sent.
+    case malformedResponse(endpoint: Endpoint, reason: String)
+    /// A redirect the client does not follow: to a scheme other than http(s), or more than
+    /// five 307/308 hops of a POST. `status` is the redirect's, `location` where it pointed.
+    case redirectRefused(endpoint: Endpoint, status: Int, location: String)
+    /// A page of ``APIClient/pages(_:from:limit:)`` holds only items (by id) that earlier
+    /// pages already held: the server repeats itself, and following `has_more` would not end.
+    /// `page` is the repeated page's number, `earlierPage` the first page that held them.
+    case repeatedPage(endpoint: Endpoint, page: Int, earlierPage: Int)
 
     /// The endpoint the failed call went to.
     public var endpoint: Endpoint {
         switch self {
         case .server(let endpoint, _, _), .http(let endpoint, _, _), .transport(let endpoint, _),
              .notJSON(let endpoint, _, _), .decoding(let endpoint, _, _), .missingData(let endpoint),
-             .invalidRequest(let endpoint, _):
+             .invalidRequest(let endpoint, _), .bodyTooLarge(let endpoint, _), .malformedResponse(let endpoint, _),
+             .redirectRefused(let endpoint, _, _), .repeatedPage(let endpoint, _, _):
             endpoint
         }
     }
@@ -52,6 +68,14 @@ public enum APIError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(endpoint): code 0 but no data"
         case .invalidRequest(let endpoint, let reason):
             "\(endpoint): cannot build the request: \(reason)"
+        case .bodyTooLarge(let endpoint, let limit):
+            "\(endpoint): the answer is larger than the limit of \(limit) bytes"
+        case .malformedResponse(let endpoint, let reason):
+            "\(endpoint): malformed answer: \(reason)"
+        case .redirectRefused(let endpoint, let status, let location):
+            "\(endpoint): HTTP \(status) redirect to \(location) not followed"
+        case .repeatedPage(let endpoint, let page, let earlierPage):
+            "\(endpoint): page \(page) repeats page \(earlierPage) (the server pages without end)"
         }
     }
 

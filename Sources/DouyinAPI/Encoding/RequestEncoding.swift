@@ -35,6 +35,13 @@ enum RequestEncoding {
     }
 
     static func urlRequest<Response>(for request: APIRequest<Response>, baseURL: URL, timeout: Duration, boundary: @autoclosure () -> String) throws(APIError) -> URLRequest {
+        // One rule for a base with a query or a fragment: refused. Appending the endpoint's path
+        // after `?x=1` or `#f` builds a URL that names another resource (the path lands in the
+        // query or the fragment), and merging queries would guess what the caller meant.
+        // Parsed, a `?` or `#` can only be the delimiter (inside a part it is percent-encoded).
+        if baseURL.absoluteString.contains("?") || baseURL.absoluteString.contains("#") {
+            throw .invalidRequest(endpoint: request.endpoint, reason: "the base URL \(baseURL.absoluteString) has a query or a fragment; give the API's folder only, such as http://HOST:PORT/douyin/")
+        }
         let base = baseURL.absoluteString.hasSuffix("/") ? baseURL.absoluteString : baseURL.absoluteString + "/"
         let method = request.endpoint.method
         var address = base + request.endpoint.rawValue

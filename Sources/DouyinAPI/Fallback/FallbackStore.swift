@@ -9,13 +9,16 @@ import Foundation
 /// so paging ends (the demo answered the same page forever).
 ///
 /// A failed GET falls back on a transport error, a timeout, a 5xx, or a 2xx body that is not
-/// the expected JSON. It does not on a 4xx or a server `code` ≠ 0: the server answered, and
+/// the expected JSON (too large and badly framed included). It does not on a 4xx or a server `code` ≠ 0: the server answered, and
 /// its answer is the truth.
 public struct FallbackStore: Sendable, Hashable {
     /// The folder holding the files.
     public var directory: URL
     /// File name by endpoint; only GET endpoints are used.
     public var files: [Endpoint: String]
+    /// The largest file used, in bytes; 16 MiB (16,777,216) by default. A larger file is not
+    /// read at all (its size is checked first) and the network's failure stands.
+    public var maximumFileSize: Int = 16 << 20
 
     /// The file names `douyinkit api --fallback` uses: user → `user.json`, aweme/post →
     /// `awemes.json`, aweme/favorite → `favorites.json`, comment/list → `comments.json`,
@@ -36,8 +39,9 @@ public struct FallbackStore: Sendable, Hashable {
         files[endpoint].map { directory.appendingPathComponent($0) }
     }
 
-    /// The answer for `request`, or `nil` when there is no usable file (missing, unreadable, not
-    /// the expected shape, or `code` ≠ 0): then the network's failure stands.
+    /// The answer for `request`, or `nil` when there is no usable file (missing, unreadable,
+    /// larger than ``maximumFileSize``, not the expected shape, or `code` ≠ 0): then the
+    /// network's failure stands.
     func answer<Response>(_ request: APIRequest<Response>, attempts: Int, reason: APIError) -> APIResult<Response>? {
         guard request.endpoint.method == .get, let url = fileURL(for: request.endpoint) else { return nil }
         if request.page > 0 {
@@ -46,7 +50,7 @@ public struct FallbackStore: Sendable, Hashable {
                   let value = empty.data else { return nil }
             return APIResult(value: value, source: .fallback, hasMore: false, reportedTotalCount: nil, attempts: attempts, fallbackReason: reason)
         }
-        guard let data = try? Data(contentsOf: url),
+        guard let data = try? BoundedFile.read(url.path, maximumSize: maximumFileSize),
               let envelope = try? JSONDecoder().decode(Envelope<Response>.self, from: data),
               envelope.code == 0 else { return nil }
         guard let value = envelope.data ?? request.valueForNull?() else { return nil }
@@ -56,9 +60,10 @@ public struct FallbackStore: Sendable, Hashable {
     /// Whether `error` is one the fallback may answer for (see the type's discussion).
     static func covers(_ error: APIError) -> Bool {
         switch error {
-        case .transport, .notJSON, .decoding, .missingData: true
+        // An answer too large or badly framed is as unusable as one that is not JSON.
+        case .transport, .notJSON, .decoding, .missingData, .bodyTooLarge, .malformedResponse: true
         case .http(_, let status, _): status >= 500
-        case .server, .invalidRequest: false
+        case .server, .invalidRequest, .redirectRefused, .repeatedPage: false
         }
     }
 }

@@ -16,7 +16,10 @@ public struct APIPage<Item: Sendable>: Sendable {
 ///
 /// It follows `has_more` from the first page asked for, and ends after a page with `has_more`
 /// 0, at the first empty page (even when the server says there is more: a lying server cannot
-/// make it loop), or after `limit` pages. `total_count` is never used: the captured servers
+/// make it loop), or after `limit` pages. A page whose items (by id: `aweme_id`, `cid`, a chat
+/// message's `id`; other item types by value) all came on earlier pages ends it with
+/// ``APIError/repeatedPage(endpoint:page:earlierPage:)``: a server answering the same page
+/// with `has_more` forever is stopped at its second page, whatever the limit. `total_count` is never used: the captured servers
 /// report fewer items than they hold. Each page is a call of ``APIClient/send(_:)`` with its
 /// retries and fallback; a failure is thrown from `next()` and ends the sequence.
 public struct APIPages<Item: Decodable & Sendable>: AsyncSequence, Sendable {
@@ -33,8 +36,13 @@ public struct APIPages<Item: Decodable & Sendable>: AsyncSequence, Sendable {
         var request: APIRequest<[Item]>
         var remaining: Int
         var finished = false
+        var repeats = PageRepeats()
 
         /// The next non-empty page, or `nil` at the end.
+        ///
+        /// - Throws: the page's ``APIError``; ``APIError/repeatedPage(endpoint:page:earlierPage:)``
+        ///   when every item of the page came on an earlier one; ``APIError/invalidRequest(endpoint:reason:)``
+        ///   when the server says there is more after page `Int.max`.
         public mutating func next() async throws -> APIPage<Item>? {
             guard !finished, remaining > 0 else { return nil }
             remaining -= 1
@@ -50,7 +58,19 @@ public struct APIPages<Item: Decodable & Sendable>: AsyncSequence, Sendable {
                 finished = true
             }
             guard !result.value.isEmpty else { return nil }
-            request.setPage(number + 1)
+            if let earlier = repeats.record(page: number, keys: result.value.map(PageRepeats.key)) {
+                finished = true
+                throw APIError.repeatedPage(endpoint: request.endpoint, page: number, earlierPage: earlier)
+            }
+            if !finished {
+                // Checked: `page=9223372036854775807` with has_more trapped on `number + 1`.
+                let (following, overflow) = number.addingReportingOverflow(1)
+                guard !overflow else {
+                    finished = true
+                    throw APIError.invalidRequest(endpoint: request.endpoint, reason: "the server says there is a page after page \(number), the last page number there is")
+                }
+                request.setPage(following)
+            }
             return APIPage(number: number, items: result.value, hasMore: result.hasMore, reportedTotalCount: result.reportedTotalCount, source: result.source)
         }
     }

@@ -1,0 +1,187 @@
+import DouyinSupport
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// How one HTTP exchange ended.
+enum ExchangeOutcome: Sendable {
+    /// A final answer: its body (at most the limit) and response.
+    case answer(Data, HTTPURLResponse)
+    /// A 307 or 308 to a request with a body, not followed by URLSession (it would re-send the
+    /// request without its body): the client sends it again itself, body and all.
+    case redirect(status: Int, to: URL)
+}
+
+/// Why one exchange failed; the client turns it into an ``APIError`` naming the endpoint.
+enum ExchangeFailure: Error, Sendable {
+    case transport(URLError)
+    case tooLarge(limit: Int)
+    case framing(String)
+    case redirectRefused(status: Int, location: String)
+    case cancelled
+}
+
+/// One request in flight: collects the body up to its limit, checks the framing, and ends once,
+/// whichever comes first of the answer, the deadline, a refusal or the caller's cancellation.
+///
+/// - Important: Called from the session's delegate queue, the deadline task and the caller's
+///   cancellation handler at once; all state is behind one lock, and the continuation is
+///   resumed after the lock is released.
+final class Exchange: Sendable {
+    /// The most body bytes accepted (after decoding).
+    let limit: Int
+    /// Whether a 307/308 is handed back to the client instead of followed by URLSession: true
+    /// for requests with a body (POST).
+    let redirectsReturned: Bool
+    private let state = LockedBox(State())
+
+    private struct State: @unchecked Sendable {
+        // @unchecked: URLSessionDataTask and HTTPURLResponse are only stored and read under the
+        // box's lock; a task is safe to cancel from any thread.
+        var body = Data()
+        var response: HTTPURLResponse?
+        var declaredLength: Int?
+        var redirect: (status: Int, url: URL)?
+        var task: URLSessionDataTask?
+        var continuation: CheckedContinuation<ExchangeOutcome, any Error>?
+        var early: Result<ExchangeOutcome, ExchangeFailure>?
+        var finished = false
+    }
+
+    init(limit: Int, redirectsReturned: Bool) {
+        self.limit = limit
+        self.redirectsReturned = redirectsReturned
+    }
+
+    /// Runs `task` to its end, or to `deadline`: then it is cancelled and the exchange fails
+    /// with `URLError.timedOut`, however busy the connection was meanwhile (a body trickling a
+    /// byte at a time, `102 Processing` again and again).
+    func run(_ task: URLSessionDataTask, until deadline: ContinuousClock.Instant) async throws -> ExchangeOutcome {
+        let timer = Task {
+            try await Task.sleep(until: deadline, clock: .continuous)
+            self.finish(.failure(.transport(URLError(.timedOut))))
+        }
+        defer { timer.cancel() }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ExchangeOutcome, any Error>) in
+                let early = state.withLock { state -> Result<ExchangeOutcome, ExchangeFailure>? in
+                    state.task = task
+                    if let early = state.early { return early }
+                    state.continuation = continuation
+                    return nil
+                }
+                if let early {
+                    continuation.resume(with: early)
+                    Self.cancelLater(task)
+                } else {
+                    task.resume()
+                }
+            }
+        } onCancel: {
+            finish(.failure(.cancelled))
+        }
+    }
+
+    /// Ends the exchange with `result` unless it already ended; cancels the task.
+    func finish(_ result: Result<ExchangeOutcome, ExchangeFailure>) {
+        let (continuation, task) = state.withLock { state -> (CheckedContinuation<ExchangeOutcome, any Error>?, URLSessionDataTask?) in
+            guard !state.finished else { return (nil, nil) }
+            state.finished = true
+            if state.continuation == nil { state.early = result }
+            defer { state.continuation = nil }
+            return (state.continuation, state.task)
+        }
+        continuation?.resume(with: result.mapError { $0 as any Error })
+        if let task { Self.cancelLater(task) }
+    }
+
+    /// Cancels `task` from another thread. `URLSessionTask.cancel()` waits for the session's
+    /// work queue, which a fast sender keeps busy reading the socket; called on the delegate
+    /// queue it stopped the queue for 1–2 s while FoundationNetworking went on queueing what it
+    /// read (an endless chunked body at 16 MiB took 450 MB). Elsewhere the delegate queue goes
+    /// on dropping the bytes that arrive until the cancellation lands (50 MB peak measured).
+    private static func cancelLater(_ task: URLSessionDataTask) {
+        let box = TaskBox(task: task)
+        DispatchQueue.global().async { box.task.cancel() }
+    }
+
+    private struct TaskBox: @unchecked Sendable {
+        // @unchecked: a task is safe to cancel from any thread; nothing else is done with it.
+        let task: URLSessionDataTask
+    }
+
+    // MARK: Events from the delegate
+
+    /// The head of the answer arrived: refuse it now if its framing is broken or it announces
+    /// more than the limit. Returns whether to go on receiving.
+    func received(_ response: HTTPURLResponse) -> Bool {
+        let declared = ResponseFraming.declaredLength(contentLength: response.value(forHTTPHeaderField: "Content-Length"),
+                                                      transferEncoding: response.value(forHTTPHeaderField: "Transfer-Encoding"))
+        switch declared {
+        case .failure(let refusal):
+            finish(.failure(.framing(refusal.reason)))
+            return false
+        case .success(let length?) where length > limit:
+            finish(.failure(.tooLarge(limit: limit)))
+            return false
+        case .success(let length):
+            state.withLock {
+                $0.response = response
+                $0.declaredLength = length
+            }
+            return true
+        }
+    }
+
+    /// Body bytes arrived (decoded already): kept while the total stays within the limit.
+    func received(_ data: Data) {
+        let over = state.withLock { state -> Bool in
+            guard !state.finished else { return false }
+            if state.body.count + data.count > limit { return true }
+            state.body.append(data)
+            return false
+        }
+        if over { finish(.failure(.tooLarge(limit: limit))) }
+    }
+
+    /// URLSession is about to follow a redirect to `url`: the request to send instead, or `nil`
+    /// to stop there (a scheme other than http(s) is refused; a 307/308 of a request with a
+    /// body is handed back to the client).
+    func redirecting(_ response: HTTPURLResponse, to request: URLRequest) -> URLRequest? {
+        let location = request.url?.absoluteString ?? response.value(forHTTPHeaderField: "Location") ?? ""
+        guard let url = request.url, url.scheme == "http" || url.scheme == "https" else {
+            finish(.failure(.redirectRefused(status: response.statusCode, location: location)))
+            return nil
+        }
+        if redirectsReturned, response.statusCode == 307 || response.statusCode == 308 {
+            state.withLock { $0.redirect = (response.statusCode, url) }
+            return nil
+        }
+        return request
+    }
+
+    /// The task ended, with `error` or with the whole answer.
+    func completed(_ error: (any Error)?) {
+        let (body, response, declared, redirect) = state.withLock { ($0.body, $0.response, $0.declaredLength, $0.redirect) }
+        if let error {
+            let urlError = (error as? URLError) ?? URLError(.unknown)
+            finish(.failure(urlError.code == .cancelled ? .cancelled : .transport(urlError)))
+            return
+        }
+        if let redirect {
+            finish(.success(.redirect(status: redirect.status, to: redirect.url)))
+            return
+        }
+        guard let response else {
+            finish(.failure(.transport(URLError(.badServerResponse))))
+            return
+        }
+        guard ResponseFraming.bodyMatches(declared: declared, received: body.count, contentEncoding: response.value(forHTTPHeaderField: "Content-Encoding")) else {
+            finish(.failure(.framing("the body has \(body.count) bytes, Content-Length said \(declared ?? 0)")))
+            return
+        }
+        finish(.success(.answer(body, response)))
+    }
+
+}

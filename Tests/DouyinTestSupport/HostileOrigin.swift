@@ -1,0 +1,81 @@
+import DouyinSupport
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `scripts/backend/hostile_api.py` on a free loopback port: an origin whose answers lie about
+/// their framing, never end or never finish (raw sockets, so the framing can be malformed).
+///
+/// Each behaviour lives under its own base URL, so a client pointed at ``base(_:)`` gets it for
+/// every endpoint: `length/N`, `chunked/N` (0: without end), `gzip/N`, `trickle/MS`,
+/// `processing/MS`, `cl/two|list|plus|huge|good`, `redirect/STATUS`, `record`, `repeat` (the
+/// script's docstring says what each sends). Standard-library Python only.
+public final class HostileOrigin: Sendable {
+    /// The port it listens on.
+    public let port: Int
+    private let process: LockedBox<Process?>
+
+    /// The script in the source tree.
+    public static let script = Fixtures.packageRoot.appendingPathComponent("scripts/backend/hostile_api.py")
+
+    /// Starts the origin and returns once it accepts connections.
+    public init() throws {
+        let candidates = ["/usr/bin/python3", "/usr/local/bin/python3", "/opt/homebrew/bin/python3"]
+            + (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/python3" }
+        guard let python = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw LocalBackend.StartError(description: "no python3 found for the hostile origin")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [Self.script.path, "--port", "0"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.standardError
+        try process.run()
+        let text = output.firstLine()
+        guard text.hasPrefix("listening on "), let port = text.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) else {
+            process.terminate()
+            process.waitUntilExit()
+            throw LocalBackend.StartError(description: "the hostile origin did not start (it printed \(text.debugDescription))")
+        }
+        self.port = port
+        self.process = LockedBox(process)
+    }
+
+    deinit { stop() }
+
+    /// Ends the origin process and waits for it; idempotent.
+    public func stop() {
+        guard let running = process.withLock({ process -> Process? in
+            defer { process = nil }
+            return process
+        }) else { return }
+        if running.isRunning { kill(running.processIdentifier, SIGKILL) }
+        running.waitUntilExit()
+    }
+
+    /// `http://127.0.0.1:PORT/<behaviour>/`, a base URL whose every endpoint gets `behaviour`.
+    public func base(_ behaviour: String) -> URL {
+        URL(string: "http://127.0.0.1:\(port)/\(behaviour)/") ?? URL(fileURLWithPath: "/")
+    }
+
+    /// The requests `record/` received, oldest first.
+    public func recorded() throws -> [LocalBackend.Request] {
+        guard let socketFD = connectLoopback(port: port) else { throw LocalBackend.StartError(description: "the hostile origin is not running") }
+        defer { close(socketFD) }
+        let request = Data("GET /_requests HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+        _ = request.withUnsafeBytes { send(socketFD, $0.baseAddress, $0.count, 0) }
+        var response = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = recv(socketFD, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            response.append(contentsOf: buffer[0..<count])
+        }
+        guard let split = response.range(of: Data("\r\n\r\n".utf8)) else { throw LocalBackend.StartError(description: "no answer from /_requests") }
+        return try JSONDecoder().decode([LocalBackend.Request].self, from: response[split.upperBound...])
+    }
+}
