@@ -29,7 +29,8 @@ struct EntryState {
     /// An origin request in flight, filling `[position, end)`. `end` can shrink when a reader
     /// far ahead starts its own request there.
     struct Download {
-        let start: Int64
+        /// Where its request started (moved to 0 when a whole body of a new version restocks).
+        var start: Int64
         var end: Int64
         var position: Int64
         /// The index generation it writes for; a changed resource starts a new one.
@@ -312,11 +313,21 @@ struct EntryState {
 
     /// Takes in what a response said about the resource. `id` names the download that got it,
     /// `nil` for a direct (uncached) fetch. A new version drops every stored byte of the old.
-    mutating func adopt(_ newInfo: VideoContentInfo, for id: Int?) -> Adoption {
+    ///
+    /// `wholeBody` says the answer is a 200, its body the resource from byte 0. When that 200
+    /// answered a request carrying `If-Range: ifRange`, the origin said that validator no
+    /// longer names its representation: a new version, unless the 200 itself carries the very
+    /// validator sent (an origin that ignores Range answers every request whole, with the same
+    /// validators) or the entry moved on meanwhile (another answer already adopted the new
+    /// version). A new version found by a whole body restocks from its first byte: the
+    /// answering download stores the body from 0, so a read starting over shares it instead
+    /// of asking again (an origin that ignores Range would answer that request whole too).
+    mutating func adopt(_ newInfo: VideoContentInfo, for id: Int?, wholeBody: Bool = false, ifRange: String? = nil) -> Adoption {
         if let id {
             guard let download = downloads[id], download.generation == generation else { return .stale }
         }
-        guard let old = info, old.differs(from: newInfo) else {
+        let validatorFailed = wholeBody && ifRange != nil && ifRange == info?.ifRangeValidator && newInfo.ifRangeValidator != ifRange
+        guard let old = info, validatorFailed || old.differs(from: newInfo) else {
             var merged = newInfo
             merged.length = newInfo.length ?? info?.length
             merged.mimeType = newInfo.mimeType ?? info?.mimeType
@@ -335,7 +346,13 @@ struct EntryState {
             if let task = download.task { stopped.append(task) }
             downloads[other] = nil
         }
-        if let id { downloads[id]?.generation = generation }
+        if let id {
+            downloads[id]?.generation = generation
+            if wholeBody {
+                downloads[id]?.start = 0
+                downloads[id]?.position = 0
+            }
+        }
         signal()
         return .newVersion(epoch: epoch, droppedBytes: dropped, cancel: stopped)
     }

@@ -26,9 +26,16 @@ final class ResourceEntry: @unchecked Sendable {
     private let files: FileIO
     private let box: LockedBox<EntryState>
     /// Held around a whole index write (fsync, then the index) and around the drops that must
-    /// not interleave with one; it counts the index writes. Not a box of `Void`: Thread
-    /// Sanitizer reports the zero-sized value's access as racing with the lock's own load.
-    private let persistLock = LockedBox(0)
+    /// not interleave with one; it keeps what the index on disk says, so a write that would
+    /// change nothing is skipped (no fsync, no rewrite). Not a box of `Void`: Thread Sanitizer
+    /// reports a zero-sized value's access as racing with the lock's own load.
+    private let persistLock = LockedBox(IndexBooks())
+
+    /// What the index file says, as of the last write or load, and how many writes were made.
+    private struct IndexBooks {
+        var onDisk: ResourceMetadata?
+        var writes = 0
+    }
 
     /// Makes the entry of `key`, taking its lock first; only under the lock are its index and
     /// data file read. Without the lock (another process holds it) the entry stores nothing and
@@ -51,13 +58,14 @@ final class ResourceEntry: @unchecked Sendable {
         var state = EntryState(tuning: EntryState.Tuning(configuration), lastAccess: metadata?.lastAccess ?? Date().timeIntervalSince1970)
         Self.open(&state, lease: lease, metadata: metadata, dataPath: dataPath, dataFileName: dataFileName, files: files)
         box = LockedBox(state)
+        persistLock.withLock { $0.onDisk = metadata }
     }
 
     /// Opens the data file of an entry just made and takes in its index (both read under the
     /// entry's lock).
     private static func open(_ state: inout EntryState, lease: EntryLock?, metadata: ResourceMetadata?, dataPath: String, dataFileName: String, files: FileIO) {
         guard let lease else {
-            state.uncached = .disk("the entry is in use by another process")
+            state.uncached = .entryInUseElsewhere
             return
         }
         let writable = lease.mode == .exclusive
@@ -124,12 +132,18 @@ final class ResourceEntry: @unchecked Sendable {
     /// Every byte handed to `sink` belongs to one version of the resource. When a fetch reveals
     /// a new version after bytes of the old one went out, the read throws `resourceChanged`,
     /// or, given `restart` (a caller that has not handed anything on yet), calls it and starts
-    /// over from the first byte of the new version.
+    /// over from the first byte of the new version. A prefetch (no sink) holds itself to the
+    /// same rule: it ends with all of `requested` held in one version, starting over when the
+    /// version changes under it, never with the old version's bytes dropped behind it. At most
+    /// ``maxRestarts`` times: an origin whose file changes at every request fails the read
+    /// with `resourceChanged` rather than keep it looping.
     func deliver(_ requested: Range<Int64>, token: Int, from source: URL, maxChunk: Int = .max,
                  restart: (() -> Void)? = nil, to sink: ((Data) throws -> Void)?) async throws {
         var position = requested.lowerBound
-        /// The version of the bytes handed to `sink` so far; `nil` before the first.
+        /// The version of the bytes handed to `sink` (or, for a prefetch, found held) so far;
+        /// `nil` before the first.
         var handed: Int?
+        var restarts = 0
         do {
             while true {
                 if Task.isCancelled { throw VideoCacheError.cancelled }
@@ -138,8 +152,11 @@ final class ResourceEntry: @unchecked Sendable {
                     endRead(token, cancelled: false)
                     return
                 case .changed:
-                    guard let restart else { throw VideoCacheError.resourceChanged(url: source.absoluteString) }
-                    restart()
+                    restarts += 1
+                    guard sink == nil || restart != nil, restarts <= Self.maxRestarts else {
+                        throw VideoCacheError.resourceChanged(url: source.absoluteString)
+                    }
+                    restart?()
                     handed = nil
                     position = requested.lowerBound
                 case .read(let range, let generation, let epoch):
@@ -154,8 +171,8 @@ final class ResourceEntry: @unchecked Sendable {
                         // zeros. Then nothing is delivered and the read plans again from here.
                         guard data.count == end - range.lowerBound, locked({ state in state.generation == generation }) else { continue }
                         try sink(data)
-                        handed = epoch
                     }
+                    handed = epoch
                     position = end
                 case .wait(let version, let from, let until, let start):
                     if let start { startDownload(start, from: source) }
@@ -165,8 +182,8 @@ final class ResourceEntry: @unchecked Sendable {
                     // A direct fetch that found a new version dropped the old one's bytes (and
                     // bumped the epoch); the next plan then says `changed` before any goes out.
                     if let handed, handed != epoch { continue }
-                    if let sink, !data.isEmpty {
-                        try sink(data)
+                    if !data.isEmpty {
+                        try sink?(data)
                         handed = epoch
                     }
                     if data.isEmpty {
@@ -184,6 +201,9 @@ final class ResourceEntry: @unchecked Sendable {
             throw failure
         }
     }
+
+    /// How many times one read starts over for a new version before it gives up.
+    static let maxRestarts = 3
 
     /// Ends a read; the downloads only it relied on are cancelled when it was, after unlocking
     /// (cancelling runs their cancellation handlers, which must not find the lock held).
@@ -235,38 +255,32 @@ final class ResourceEntry: @unchecked Sendable {
         let request = OriginRequest(url: source, range: range, ifRange: ifRange)
         do {
             let response = try await origin.fetch(request)
-            var offset: Int64
-            var expectedEnd: Int64?
-            var isWholeBody = false
-            switch try OriginAnswer.parse(status: response.status, headers: response.headers, for: request) {
-            case .partial(let range, let info):
-                adopt(info, for: id)
-                offset = range.lowerBound
-                expectedEnd = range.upperBound
-            case .whole(let info):
-                // The origin ignored Range (or If-Range found a new version): the body starts at
-                // byte 0, and the bytes before this download's start are skipped, not stored.
-                adopt(info, for: id)
-                offset = 0
-                expectedEnd = info.length
-                isWholeBody = true
-            case .unsatisfiable(let length):
-                adopt(VideoContentInfo(length: length ?? request.range.lowerBound), for: id)
+            let answer = try OriginAnswer.parse(status: response.status, headers: response.headers, for: request)
+            guard var framing = answer.framing else {
+                if case .unsatisfiable(let length) = answer {
+                    adopt(VideoContentInfo(length: length ?? request.range.lowerBound), for: id)
+                }
                 finish(id, failure: nil)
                 return
             }
+            // A whole body (the origin ignored Range, or If-Range found a new version) starts at
+            // byte 0; the bytes before this download's start are skipped, not stored.
+            adopt(answer, to: request, for: id)
             var wantsMore = true
             for try await chunk in response.body {
-                let (more, shouldPersist) = try accept(chunk, at: offset, for: id)
-                offset += Int64(chunk.count)
+                // Checked before any byte of the chunk is used: a byte past the end the headers
+                // named is never stored (the whole answer is a protocol error).
+                let bytes = try framing.take(chunk.count)
+                let (more, shouldPersist) = try accept(chunk, covering: bytes, for: id)
                 wantsMore = more
                 if shouldPersist { schedulePersist() }
                 if !wantsMore { break }
             }
-            if isWholeBody, wantsMore, expectedEnd == nil {
+            var expectedEnd = framing.end
+            if expectedEnd == nil, wantsMore {
                 // A whole body of unknown length that ended cleanly: its end is the length.
-                adopt(VideoContentInfo(length: offset), for: id)
-                expectedEnd = offset
+                adopt(VideoContentInfo(length: framing.offset), for: id)
+                expectedEnd = framing.offset
             }
             if let expectedEnd, let short = locked({ state in state.shortfall(of: id, expectedEnd: expectedEnd) }) {
                 throw VideoCacheError.truncatedBody(expected: short.expected, received: short.received)
@@ -282,6 +296,19 @@ final class ResourceEntry: @unchecked Sendable {
         persist()
     }
 
+    /// Takes in what an answer's head said about the resource (see ``EntryState/adopt(_:for:wholeBody:ifRange:)``).
+    @discardableResult
+    private func adopt(_ answer: OriginAnswer, to request: OriginRequest, for id: Int?) -> Int? {
+        switch answer {
+        case .partial(_, let info):
+            adopt(info, for: id)
+        case .whole(let info):
+            adopt(info, for: id, wholeBody: true, ifRange: request.ifRange)
+        case .unsatisfiable(let length):
+            adopt(VideoContentInfo(length: length), for: id)
+        }
+    }
+
     /// Takes in what a response said about the resource; when it says the resource is not the
     /// one whose bytes are stored, the stored bytes are dropped first.
     ///
@@ -289,10 +316,10 @@ final class ResourceEntry: @unchecked Sendable {
     /// Returns the resource's epoch after, or `nil` when the download is stale (it belongs to
     /// bytes dropped meanwhile) and its answer was ignored.
     @discardableResult
-    private func adopt(_ info: VideoContentInfo, for id: Int?) -> Int? {
-        persistLock.withLock { _ in
+    private func adopt(_ info: VideoContentInfo, for id: Int?, wholeBody: Bool = false, ifRange: String? = nil) -> Int? {
+        persistLock.withLock { books in
             let adoption = locked { state in
-                let adoption = state.adopt(info, for: id)
+                let adoption = state.adopt(info, for: id, wholeBody: wholeBody, ifRange: ifRange)
                 // Emptied before unlocking: a chunk of the new version written first would be
                 // cut away by a later truncate and read back as zeros.
                 if case .newVersion = adoption {
@@ -308,18 +335,19 @@ final class ResourceEntry: @unchecked Sendable {
             case .newVersion(let epoch, let dropped, let stopped):
                 for task in stopped { task.cancel() }
                 if isStoring { ledger.release(dropped, for: key) }
-                saveMetadata()
+                saveMetadata(&books)
                 return epoch
             }
         }
     }
 
-    /// Stores the useful part of a body chunk; returns whether the download wants more and
-    /// whether enough is unpersisted to write the index.
-    private func accept(_ chunk: Data, at offset: Int64, for id: Int) throws -> (Bool, Bool) {
+    /// Stores the useful part of a body chunk holding resource bytes `bytes`; returns whether
+    /// the download wants more and whether enough is unpersisted to write the index.
+    private func accept(_ chunk: Data, covering bytes: Range<Int64>, for id: Int) throws -> (Bool, Bool) {
         ledger.countOriginBytes(Int64(chunk.count))
+        let offset = bytes.lowerBound
         return try locked { state in
-            switch state.planChunk(offset..<(offset + Int64(chunk.count)), for: id) {
+            switch state.planChunk(bytes, for: id) {
             case .stale:
                 return (false, false)
             case .skip:
@@ -361,33 +389,24 @@ final class ResourceEntry: @unchecked Sendable {
     private func fetchDirect(_ range: Range<Int64>, from source: URL) async throws -> (Data, epoch: Int) {
         let request = OriginRequest(url: source, range: range, ifRange: locked { state in state.info?.ifRangeValidator })
         let response = try await origin.fetch(request)
-        var offset: Int64
-        let epoch: Int
         // Its validators are checked like a download's: a new version drops the old one's bytes
         // (here only from memory when the file is read-only) and bumps the epoch.
-        switch try OriginAnswer.parse(status: response.status, headers: response.headers, for: request) {
-        case .partial(let sent, let info):
-            epoch = adopt(info, for: nil) ?? 0
-            offset = sent.lowerBound
-        case .whole(let info):
-            epoch = adopt(info, for: nil) ?? 0
-            offset = 0
-        case .unsatisfiable(let length):
-            if let length {
+        let answer = try OriginAnswer.parse(status: response.status, headers: response.headers, for: request)
+        guard var framing = answer.framing else {
+            if case .unsatisfiable(let length?) = answer {
                 return (Data(), adopt(VideoContentInfo(length: length), for: nil) ?? 0)
             }
             return (Data(), locked { state in state.assumeLength(range.lowerBound) })
         }
+        let epoch = adopt(answer, to: request, for: nil) ?? 0
         var collected = Data()
         do {
             for try await chunk in response.body {
                 ledger.countOriginBytes(Int64(chunk.count))
-                let chunkEnd = offset + Int64(chunk.count)
-                let from = max(offset, range.lowerBound)
-                let to = min(chunkEnd, range.upperBound)
-                if from < to { collected.append(chunk.subdata(in: Self.indices(of: from..<to, in: chunk, at: offset))) }
-                offset = chunkEnd
-                if offset >= range.upperBound { break }
+                let bytes = try framing.take(chunk.count)
+                let wanted = bytes.clamped(to: range)
+                if !wanted.isEmpty { collected.append(chunk.subdata(in: Self.indices(of: wanted, in: chunk, at: bytes.lowerBound))) }
+                if bytes.upperBound >= range.upperBound { break }
             }
         } catch is URLSessionOrigin.ConsumerFellBehind where !collected.isEmpty {
             // The read goes on from what arrived with a new request.
@@ -398,12 +417,12 @@ final class ResourceEntry: @unchecked Sendable {
     // MARK: Persisting
 
     /// Makes the index durable: fsync the data, then replace the metadata with the ranges that
-    /// were written before the fsync.
-    func persist() {
-        persistLock.withLock { writes in
-            writes += 1
-            saveMetadata()
-        }
+    /// were written before the fsync. Does nothing when the index would not change (a reader
+    /// opened and closed with nothing new). Returns what failed, `nil` when the index on disk
+    /// now describes every byte held (or the entry stores nothing).
+    @discardableResult
+    func persist() -> VideoCacheError? {
+        persistLock.withLock { books in saveMetadata(&books) }
     }
 
     /// Persists on another thread, so a download keeps taking in bytes during the fsync;
@@ -416,42 +435,62 @@ final class ResourceEntry: @unchecked Sendable {
         }
     }
 
-    /// Called under `persistLock`.
-    private func saveMetadata() {
+    /// Called under `persistLock`, with its books. Returns what failed, `nil` on success or when
+    /// there was nothing to write.
+    @discardableResult
+    private func saveMetadata(_ books: inout IndexBooks) -> VideoCacheError? {
         // Only the lock holder writes the index, and only for a data file it made or opened to
         // write: an entry that stored nothing (a 404, a busy or read-only entry) leaves no files.
         guard isStoring, let (file, snapshot, blocks) = locked({ state -> (SparseFile, ResourceMetadata, Set<Int64>)? in
             guard let file = state.file, file.isWritable else { return nil }
             let (snapshot, blocks) = state.indexSnapshot(url: url.absoluteString, dataFileName: dataFileName)
             return (file, snapshot, blocks)
-        }) else { return }
+        }) else { return nil }
+        let held = Set(EntryState.blocks(of: snapshot.ranges))
+        var metadata = snapshot
+        metadata.checksums = metadata.checksums.filter { held.contains($0.key) }
+        // Nothing to sum and the same index as on disk: no fsync, no rewrite.
+        if blocks.isEmpty, metadata == books.onDisk { return nil }
         // The changed blocks are summed from the file outside the entry lock: under
         // `persistLock` no drop can happen meanwhile, and new bytes only fill holes.
-        var metadata = snapshot
         var sums: [Int64: UInt32?] = [:]
         for block in blocks {
             let parts = snapshot.ranges.held(in: EntryState.blockRange(block))
             var crc: UInt32 = 0
             for part in parts {
-                guard let data = try? file.read(at: part.lowerBound, count: part.count), data.count == part.count else {
+                let data: Data
+                do {
+                    data = try file.read(at: part.lowerBound, count: part.count)
+                } catch {
+                    locked { state in state.summingFailed(blocks) }
+                    return .file(name: dataFileName, call: error.call, errno: error.code)
+                }
+                guard data.count == part.count else {
                     // Summed again at the next write rather than left with a stale checksum.
                     locked { state in state.summingFailed(blocks) }
-                    return
+                    return .file(name: dataFileName, call: "pread (file shorter than its index)", errno: EIO)
                 }
                 crc = CRC32C.checksum(data, seed: crc)
             }
             sums[block] = parts.isEmpty ? nil : crc
             metadata.checksums[block] = sums[block] ?? nil
         }
-        let held = Set(EntryState.blocks(of: snapshot.ranges))
         metadata.checksums = metadata.checksums.filter { held.contains($0.key) }
         locked { state in state.summed(sums) }
         do {
             try file.sync()
-            try metadata.save(to: metadataPath, files: files)
         } catch {
             // The next persist retries; until then the old index still describes real bytes.
+            return .file(name: dataFileName, call: error.call, errno: error.code)
         }
+        do {
+            try metadata.save(to: metadataPath, files: files)
+        } catch {
+            return .file(name: EntryFiles.metadataName(of: key), call: error.call, errno: error.code)
+        }
+        books.onDisk = metadata
+        books.writes += 1
+        return nil
     }
 
     /// Notes a read now, for LRU order.
@@ -461,7 +500,7 @@ final class ResourceEntry: @unchecked Sendable {
 
     /// Drops every stored byte (``VideoCache/remove(for:)`` while readers are open).
     func discardAll() {
-        persistLock.withLock { _ in
+        persistLock.withLock { books in
             let (dropped, stopped) = locked { state in
                 let outcome = state.dropAll()
                 try? state.file?.truncate()  // before unlocking, as in adopt
@@ -469,7 +508,7 @@ final class ResourceEntry: @unchecked Sendable {
             }
             for task in stopped { task.cancel() }
             ledger.release(dropped, for: key)
-            saveMetadata()
+            saveMetadata(&books)
         }
     }
 

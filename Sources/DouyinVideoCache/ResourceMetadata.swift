@@ -13,6 +13,10 @@ struct ResourceMetadata: Codable, Sendable, Equatable {
     static let currentVersion = 2
     /// The bytes one checksum covers: block `b` is `[b * blockSize, (b + 1) * blockSize)`.
     static let blockSize: Int64 = 256 << 10
+    /// The largest resource the cache takes, in bytes: 1 TiB. Every length and offset read from
+    /// an index or an origin is checked against it before any arithmetic, so sums of ranges and
+    /// block numbers can never overflow.
+    static let maxLength: Int64 = 1 << 40
 
     var version = ResourceMetadata.currentVersion
     /// The URL the entry was first made for (informational; the key names the files).
@@ -52,8 +56,29 @@ struct ResourceMetadata: Codable, Sendable, Equatable {
               let data = try? file.read(at: 0, count: Int(clamping: min(file.size(), 16 << 20))),
               let metadata = try? JSONDecoder().decode(ResourceMetadata.self, from: data),
               metadata.version == currentVersion,
+              metadata.isConsistent,
               EntryFiles.isDataFileName(metadata.dataFileName, of: key) else { return nil }
         return metadata
+    }
+
+    /// Whether every number in this index is one the cache could have written, checked before
+    /// any is used: a length in `0...maxLength`; ranges with `0 ≤ start < end ≤ length` (or
+    /// `maxLength` when the length is unknown), sorted, apart; held bytes only with content
+    /// info to validate them against; checksums only of blocks inside that span; a finite
+    /// access time. An index that fails any of these (damaged, edited, or written by another
+    /// version) contradicts itself and is discarded whole: nothing in it is trusted.
+    var isConsistent: Bool {
+        let limit = info?.length ?? Self.maxLength
+        guard (0...Self.maxLength).contains(limit), lastAccess.isFinite else { return false }
+        var previousEnd: Int64 = -1
+        for range in ranges.ranges {
+            guard range.lowerBound > previousEnd, range.lowerBound >= 0, range.lowerBound < range.upperBound,
+                  range.upperBound <= limit else { return false }
+            previousEnd = range.upperBound
+        }
+        guard ranges.isEmpty || info != nil else { return false }
+        let lastBlock = limit / Self.blockSize
+        return checksums.keys.allSatisfy { (0...lastBlock).contains($0) }
     }
 
     /// Replaces the file at `path` atomically and durably: temp file, fsync, rename, fsync of

@@ -50,8 +50,19 @@ public final class URLSessionOrigin: VideoOrigin {
         URLSessions.tearDown(session)
     }
 
+    /// Whether `url` may be fetched from an origin: `http` or `https`, nothing else. URLs come
+    /// from data (feeds, API answers), and FoundationNetworking speaks FTP and reads files.
+    static func isFetchable(_ url: URL) -> Bool {
+        guard let scheme = url.scheme?.lowercased() else { return false }
+        return scheme == "http" || scheme == "https"
+    }
+
     /// Sends `Range: bytes=a-b` (and `If-Range` when given) and returns at the response head.
+    ///
+    /// - Throws: ``VideoCacheError/unsupportedScheme(url:)`` before any connection for a URL
+    ///   that is not `http`/`https`; a redirect to one is not followed (its 3xx is the answer).
     public func fetch(_ request: OriginRequest) async throws -> OriginResponse {
+        guard Self.isFetchable(request.url) else { throw VideoCacheError.unsupportedScheme(url: request.url.absoluteString) }
         var urlRequest = URLRequest(url: request.url)
         urlRequest.setValue("bytes=\(request.range.lowerBound)-\(request.range.upperBound - 1)", forHTTPHeaderField: "Range")
         urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
@@ -112,6 +123,13 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
             completionHandler(.cancel)
             dataTask.cancel()
         }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+        // A redirect may lead only to http(s); otherwise the 3xx itself is the answer (and fails
+        // as an origin status), so no connection is made to the scheme it names.
+        completionHandler(request.url.map(URLSessionOrigin.isFetchable) == true ? request : nil)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {

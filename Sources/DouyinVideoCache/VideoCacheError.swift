@@ -15,8 +15,8 @@ public enum VideoCacheError: Error, Sendable, Hashable, CustomStringConvertible 
     case truncatedBody(expected: Int64, received: Int64)
     /// The connection failed (refused, dropped, timed out).
     case network(String)
-    /// The cache directory cannot be used (it cannot be made, the entry is busy in another
-    /// process, the size limit is reached); says why.
+    /// The cache directory cannot be used (it cannot be made, it is read-only, the size limit
+    /// is reached); says why.
     case disk(String)
     /// A system call on one of the cache's files failed: `name` is the file in the cache
     /// directory, `call` the C function (`pwrite`, `pread`, `fsync`, `open` …) and `errno` the
@@ -28,6 +28,13 @@ public enum VideoCacheError: Error, Sendable, Hashable, CustomStringConvertible 
     /// handed out bytes of the old version; the old bytes are dropped, and a new read gets the
     /// new version whole.
     case resourceChanged(url: String)
+    /// Another process holds this resource's entry in the cache directory: this one fetches
+    /// what it reads without storing it (the other process stores it).
+    case entryInUseElsewhere
+    /// The URL's scheme is not `http` or `https` (an `ftp://` or `file://` URL from a feed, or
+    /// a redirect to one): refused before any connection. Local files go through
+    /// ``FileOrigin``, chosen explicitly.
+    case unsupportedScheme(url: String)
 
     /// One line saying what went wrong.
     public var description: String {
@@ -40,6 +47,8 @@ public enum VideoCacheError: Error, Sendable, Hashable, CustomStringConvertible 
         case .file(let name, let call, let code): "cache file \(name): \(call) failed: \(String(cString: strerror(code))) (errno \(code))"
         case .cancelled: "cancelled"
         case .resourceChanged(let url): "\(url) changed at the origin during the read; read it again for the new version"
+        case .entryInUseElsewhere: "the entry is in use by another process"
+        case .unsupportedScheme(let url): "refused \(url): only http and https URLs are fetched from an origin"
         }
     }
 }

@@ -98,6 +98,10 @@ public final class VideoReader: Sendable {
         try await Self.run(range, entry: entry, url: url, reads: reads, to: nil)
     }
 
+    /// What the origin said about the resource as far as this cache knows it, without asking
+    /// (``contentInfo()`` asks when nothing is known); `nil` before any answer or index.
+    public var knownContentInfo: VideoContentInfo? { entry.info }
+
     /// The ranges of this resource held on disk now.
     public var cachedRanges: ByteRangeSet { entry.ranges }
 
@@ -109,6 +113,18 @@ public final class VideoReader: Sendable {
     /// The error behind ``uncachedReason``: ``VideoCacheError/file(name:call:errno:)`` keeps the
     /// failed call and its `errno` (`ENOSPC` for a full disk); `nil` while bytes are stored.
     public var uncachedError: VideoCacheError? { entry.uncachedError }
+
+    /// Makes the bytes this resource holds durable now: fsyncs its data file and writes its
+    /// index, so a restart (or another process) finds them. Nothing is written when nothing
+    /// changed since the last write; nothing either while the entry stores nothing
+    /// (``uncachedError`` says why). ``close()`` does the same, without the error.
+    ///
+    /// - Throws: ``VideoCacheError/file(name:call:errno:)`` naming the call that failed
+    ///   (`fsync`, the index's `open`/`pwrite`/`rename`; `ENOSPC` for a full disk): the bytes
+    ///   held in memory are then not described by any index on disk.
+    public func persist() throws(VideoCacheError) {
+        if let failure = entry.persist() { throw failure }
+    }
 
     /// Ends this reader: reads still running throw `cancelled` and stop the fetches nobody
     /// else needs, the index is made durable, and the resource may be evicted again.

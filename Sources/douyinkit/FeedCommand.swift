@@ -3,7 +3,19 @@ import Foundation
 
 /// `douyinkit feed preload <feed.json> --index I --dir <dir> [--ahead N] [--behind M] [--bytes B]`:
 /// warms `<dir>/video` and `<dir>/images` for the window around item I, as the feed's
-/// preloader would with nothing playing, and prints one line a resource in plan order.
+/// preloader would with nothing playing, and prints one line a resource in plan order:
+///
+/// - `<kind> <index> <url> bytes=N source=network|cached`: all N bytes are held and indexed
+///   in the cache (`cached`: none had to be fetched).
+/// - `video <index> <url> bytes=0 source=uncached reason=<why>`: another process holds the
+///   video's cache entry (it stores the bytes); this one fetched them without storing. Not a
+///   failure: several `feed preload` runs may share one directory.
+/// - `error: <kind> <index> <url>: <why>` on stderr: the resource failed (the fetch failed, a
+///   URL that is not http(s), a full or read-only disk, a cache file name taken by a link,
+///   FIFO or directory, an index that could not be written). The others are still done; the
+///   run exits 1 at the end.
+///
+/// `--ahead`/`--behind` beyond the feed's ends mean "to the end".
 enum FeedCommand {
     static let usage = "usage: douyinkit feed preload <feed.json> --index I --dir <dir> [--ahead N] [--behind M] [--bytes B]"
 
@@ -35,6 +47,9 @@ enum FeedCommand {
         guard items.indices.contains(index) else {
             throw ToolError.failed("--index \(index) is outside the feed's \(items.count) items")
         }
+        // A window wider than the feed is the whole feed.
+        planner.ahead = min(planner.ahead, items.count)
+        planner.behind = min(planner.behind, items.count)
 
         let root = URL(fileURLWithPath: directory)
         let videoCache: VideoCache
@@ -68,12 +83,17 @@ enum FeedCommand {
             case .cover: "cover"
             case .avatar: "avatar"
             }
+            let url = TerminalText.escaped(job.url.absoluteString)
             if let failure = event.failure {
                 failures += 1
-                printError("error: \(kind) \(job.index) \(job.url.absoluteString): \(failure)")
+                printError("error: \(kind) \(job.index) \(url): \(TerminalText.escaped(failure))")
                 continue
             }
-            print("\(kind) \(job.index) \(job.url.absoluteString) bytes=\(event.bytes) source=\(event.fetched ? "network" : "cached")")
+            if let reason = event.uncachedReason {
+                print("\(kind) \(job.index) \(url) bytes=0 source=uncached reason=\(TerminalText.escaped(reason))")
+                continue
+            }
+            print("\(kind) \(job.index) \(url) bytes=\(event.bytes) source=\(event.fetched ? "network" : "cached")")
         }
         if failures > 0 { throw ToolError.failed("\(failures) of \(order.count) resources failed") }
     }

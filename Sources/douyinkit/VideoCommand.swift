@@ -60,6 +60,13 @@ enum VideoCommand {
             if delivered == 0, let length = try await reader.contentInfo().length, range.lowerBound >= length {
                 throw ToolError.failed("--range \(range.lowerBound)-\(range.upperBound - 1) starts past the end: the resource is \(length) bytes")
             }
+            // Exactly the range (clipped to the resource's length) or a failure: never a short
+            // answer with exit 0.
+            let length = reader.knownContentInfo?.length
+            let expected = length.map { max(0, min(range.upperBound, $0) - range.lowerBound) } ?? Int64(range.count)
+            guard delivered == expected else {
+                throw ToolError.failed("delivered \(delivered) of the \(expected) bytes of --range \(range.lowerBound)-\(range.upperBound - 1)")
+            }
         } catch let error as VideoCacheError {
             throw ToolError.failed(error.description)
         }

@@ -33,6 +33,23 @@ struct PlannerTests {
         #expect(PreloadPlanner.window(current: 0, count: 0) == [])
     }
 
+    /// Issue 21 item 6: a window option of 2^62 (or Int.max) looped once per unit, for ever;
+    /// clamped to the feed, it costs one step per item.
+    @Test(.timeLimit(.minutes(1)))
+    func aHugeWindowIsClampedToTheFeedAndNeitherLoopsNorOverflows() {
+        for huge in [1 << 62, Int.max] {
+            var configuration = PreloadPlanner.Configuration()
+            configuration.ahead = huge
+            configuration.behind = huge
+            #expect(PreloadPlanner.window(current: 2, count: 5, configuration: configuration) == [2, 3, 1, 4, 0])
+            #expect(PreloadPlanner.jobs(items: feedItems(5), current: 2, configuration: configuration).count == 4 + 5 * 2)
+        }
+        var none = PreloadPlanner.Configuration()
+        none.ahead = 0
+        none.behind = 0
+        #expect(PreloadPlanner.window(current: 2, count: 5, configuration: none) == [2])
+    }
+
     @Test func windowFollowsTheConfiguration() {
         var configuration = PreloadPlanner.Configuration()
         configuration.ahead = 1

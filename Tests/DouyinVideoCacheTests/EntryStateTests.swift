@@ -126,7 +126,7 @@ struct EntryStateTests {
 
     @Test func anEntryAnotherProcessHoldsReadsMissingBytesDirectAndListsNoDownload() {
         var state = state(held: [0..<100])
-        state.uncached = .disk("the entry is in use by another process")
+        state.uncached = .entryInUseElsewhere
         let token = state.beginRead()
         let step7 = state.plan(token, at: 0, in: 0..<1_000, maxChunk: .max, handed: nil)
         #expect(step7 == .read(0..<100, generation: 0, epoch: 0))
@@ -209,6 +209,130 @@ struct EntryStateTests {
         #expect(state.planChunk(100..<200, for: id) == .stale)
         let attached16 = state.attach(task(), to: id)
         #expect(!attached16, "a task for a download dropped before it began is cancelled")
+    }
+
+    // MARK: Versions an origin hides (issue 21, items 2 and 3)
+
+    /// Item 2: an origin kept its strong ETag across an edit that changed the length.
+    @Test func aNewTotalLengthUnderTheSameStrongETagIsANewVersion() {
+        var state = state(length: 3_000_000, etag: "\"A\"", held: [0..<1_000_000])
+        let (_, id) = startRead(&state, 1_000_000..<3_500_000)
+        guard case .newVersion(1, 1_000_000, _) = state.adopt(VideoContentInfo(length: 3_500_000, etag: "\"A\""), for: id) else {
+            Issue.record("a new length under one ETag was taken as the same version")
+            return
+        }
+        #expect(state.ranges.isEmpty && state.info?.length == 3_500_000)
+    }
+
+    /// Item 3: a weak ETag says "equivalent", not "these bytes"; its date beside it decides.
+    @Test func aWeakETagWithANewLastModifiedIsANewVersionAndAStrongOneIsNot() {
+        var weak = state(held: [0..<500])
+        weak.info = VideoContentInfo(length: 1_000, etag: "W/\"w\"", lastModified: "Mon, 01 Jan 2024 00:00:00 GMT")
+        let answer = VideoContentInfo(length: 1_000, etag: "W/\"w\"", lastModified: "Tue, 02 Jan 2024 00:00:00 GMT")
+        guard case .newVersion = weak.adopt(answer, for: nil) else {
+            Issue.record("a weak ETag hid a changed Last-Modified")
+            return
+        }
+        #expect(weak.ranges.isEmpty)
+        var strong = state(held: [0..<500])
+        strong.info = VideoContentInfo(length: 1_000, etag: "\"s\"", lastModified: "Mon, 01 Jan 2024 00:00:00 GMT")
+        let adoption = strong.adopt(VideoContentInfo(length: 1_000, etag: "\"s\"", lastModified: "Tue, 02 Jan 2024 00:00:00 GMT"), for: nil)
+        #expect(adoption == .same(epoch: 0), "a strong ETag names the bytes: a touched date is not an edit")
+    }
+
+    /// Item 3: a 200 answering an If-Range request says the validator no longer matches,
+    /// unless it carries that very validator (an origin that ignores Range).
+    @Test func aWholeAnswerToIfRangeWithoutItsValidatorIsANewVersionThatRestocksFromByteZero() {
+        var state = state(length: 1_000, held: [0..<500])
+        state.info?.lastModified = "Mon, 01 Jan 2024 00:00:00 GMT"
+        let (_, id) = startRead(&state, 500..<1_000)
+        let sent = state.request(of: id)?.ifRange
+        #expect(sent == "Mon, 01 Jan 2024 00:00:00 GMT")
+        guard case .newVersion(1, 500, _) = state.adopt(VideoContentInfo(length: 1_000), for: id, wholeBody: true, ifRange: sent) else {
+            Issue.record("a 200 to If-Range kept the old bytes")
+            return
+        }
+        #expect(state.downloads[id]?.position == 0, "the whole body is stored from its first byte")
+        #expect(state.planChunk(0..<100, for: id) == .write(useful: 0..<100, newBytes: 100))
+        // A second such answer, for a validator the entry no longer holds, is compared as usual.
+        let again = state.adopt(VideoContentInfo(length: 1_000), for: nil, wholeBody: true, ifRange: "\"old\"")
+        #expect(again == .same(epoch: 1))
+    }
+
+    @Test func aWholeAnswerCarryingTheValidatorSentIsTheSameVersion() {
+        var state = state(length: 1_000, etag: "\"A\"", held: [0..<500])
+        let (_, id) = startRead(&state, 500..<1_000)
+        let adoption = state.adopt(VideoContentInfo(length: 1_000, etag: "\"A\""), for: id, wholeBody: true, ifRange: "\"A\"")
+        #expect(adoption == .same(epoch: 0), "an origin that ignores Range answers whole with the same strong tag")
+        #expect(state.ranges == ByteRangeSet([0..<500]))
+    }
+
+    /// RFC 9110 §13.1.5: If-Range carries a strong tag, or a date only when there is no tag.
+    @Test func ifRangeCarriesAStrongTagOrALoneDateAndNothingElse() {
+        let date = "Mon, 01 Jan 2024 00:00:00 GMT"
+        #expect(VideoContentInfo(etag: "\"s\"", lastModified: date).ifRangeValidator == "\"s\"")
+        #expect(VideoContentInfo(lastModified: date).ifRangeValidator == date)
+        #expect(VideoContentInfo(etag: "W/\"w\"", lastModified: date).ifRangeValidator == nil, "never a date beside a tag")
+        #expect(VideoContentInfo(etag: "W/\"w\"").ifRangeValidator == nil, "never a weak tag")
+        #expect(VideoContentInfo(length: 5).ifRangeValidator == nil)
+    }
+
+    // MARK: Bodies and their headers (item 1)
+
+    @Test func aBodyPastItsContentRangeIsAProtocolErrorBeforeAnyOfItsBytesIsUsed() throws {
+        var framing = BodyFraming(offset: 1_000, end: 1_100)
+        #expect(try framing.take(60) == 1_000..<1_060)
+        #expect(throws: VideoCacheError.self) { try framing.take(41) }
+        #expect(try framing.take(40) == 1_060..<1_100, "a refused chunk moves nothing")
+        #expect(throws: VideoCacheError.self) { try framing.take(1) }
+        var open = BodyFraming(offset: 0, end: nil)
+        #expect(try open.take(10) == 0..<10, "a 200 without Content-Length ends where its body does")
+    }
+
+    @Test func aContentLengthThatDisagreesWithTheContentRangeIsRefused() throws {
+        let request = OriginRequest(url: URL(string: "http://o.invalid/v")!, range: 0..<1_000)
+        let honest = try OriginAnswer.parse(status: 206, headers: ["content-range": "bytes 0-99/1000", "content-length": "100"], for: request)
+        #expect(honest.framing == BodyFraming(offset: 0, end: 100))
+        for headers in [["content-range": "bytes 0-99/1000", "content-length": "400"],
+                        ["content-range": "bytes 0-99/1000", "content-length": "+100"],
+                        ["content-range": "bytes +0-99/1000"],
+                        ["content-range": "bytes 0-99/99999999999999999999"]] {
+            #expect(throws: VideoCacheError.self, "\(headers)") {
+                try OriginAnswer.parse(status: 206, headers: headers, for: request)
+            }
+        }
+    }
+
+    // MARK: Indexes read from disk (items 4 and 5)
+
+    func index(length: Int64?, ranges: [Range<Int64>], checksums: [Int64: UInt32] = [0: 1]) -> ResourceMetadata {
+        var metadata = ResourceMetadata(url: "u", dataFileName: "d.mp4", info: length.map { VideoContentInfo(length: $0) } ?? VideoContentInfo(),
+                                        ranges: ByteRangeSet(), lastAccess: 0, checksums: checksums)
+        // Set as decoded from disk: in any order, overlapping, out of range.
+        metadata.ranges = (try? JSONDecoder().decode(ByteRangeSet.self, from: JSONEncoder().encode(["ranges": ranges]))) ?? ByteRangeSet()
+        return metadata
+    }
+
+    @Test func anIndexThatContradictsItselfIsDiscarded() {
+        #expect(index(length: 2_000_000, ranges: [0..<2_000_000]).isConsistent)
+        #expect(index(length: nil, ranges: [0..<10, 20..<30]).isConsistent)
+        // Item 4: a length below the ranges it holds.
+        #expect(!index(length: 500_000, ranges: [0..<2_000_000]).isConsistent)
+        // Item 5: numbers no cache writes.
+        #expect(!index(length: nil, ranges: [Int64.min..<10]).isConsistent)
+        #expect(!index(length: nil, ranges: [0..<(Int64.max - 1), Int64.max - 1..<Int64.max]).isConsistent)
+        #expect(!index(length: Int64.max, ranges: [0..<10]).isConsistent)
+        #expect(!index(length: -1, ranges: []).isConsistent)
+        #expect(!index(length: nil, ranges: [20..<30, 0..<10]).isConsistent, "out of order")
+        #expect(!index(length: nil, ranges: [0..<10, 5..<30]).isConsistent, "overlapping")
+        #expect(!index(length: 1_000, ranges: [0..<10], checksums: [Int64.max: 1]).isConsistent)
+        #expect(!index(length: 1_000, ranges: [0..<10], checksums: [-1: 1]).isConsistent)
+        var noInfo = index(length: nil, ranges: [0..<10])
+        noInfo.info = nil
+        #expect(!noInfo.isConsistent, "held bytes with nothing to validate them against")
+        var clock = index(length: 100, ranges: [0..<10])
+        clock.lastAccess = .nan
+        #expect(!clock.isConsistent)
     }
 
     // MARK: Chunks

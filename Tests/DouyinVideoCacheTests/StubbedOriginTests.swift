@@ -129,12 +129,18 @@ struct StubbedOriginTests {
         #expect(origin.received.count == 1)
     }
 
-    @Test func aBodyLongerThanItsContentRangeIsCut() async throws {
+    /// Issue 21 item 1: a body longer than its Content-Range is a protocol error, and no byte
+    /// outside the named range is stored or returned (it used to be stored past the range, up
+    /// to the end of the request).
+    @Test func aBodyLongerThanItsContentRangeIsAProtocolErrorAndStoresNothingOutsideIt() async throws {
         let file = file
-        let origin = StubOrigin { _ in .init(status: 206, headers: ["content-range": "bytes 0-99/1000"], body: [file[0..<400]]) }
-        let (data, held) = try await read(0..<100, from: origin)
-        #expect(data == file[0..<100])
-        #expect(held.ranges == [0..<100])
+        let origin = StubOrigin { _ in .init(status: 206, headers: ["content-range": "bytes 0-99/1000"], body: [file[0..<100], Data(repeating: 0xEE, count: 300)]) }
+        let caught = try #require(await failure(0..<400, from: origin))
+        guard case .invalidResponse = caught.error as? VideoCacheError else {
+            Issue.record("expected invalidResponse, got \(caught.error)")
+            return
+        }
+        #expect(caught.held.missing(in: 100..<1000) == [100..<1000], "junk stored: \(caught.held)")
     }
 
     @Test(arguments: [301, 403, 500, 503])

@@ -236,10 +236,13 @@ struct VideoCacheOriginTests {
         try nginx.serve(new, at: "/v/m.mp4")
         // If-Range carries the old ETag; nginx sees it changed and answers 200 with the new file.
         #expect(try await reader.read(100_000..<150_000) == new[100_000..<150_000])
-        #expect(reader.cachedRanges.ranges == [100_000..<150_000], "the old version's bytes are gone")
+        // The old version's bytes are gone; the new version's whole body is stored from its
+        // first byte (issue 21: a new version found by a 200 restocks from byte 0), so the
+        // start needs no request more.
+        #expect(reader.cachedRanges.ranges == [0..<150_000])
         #expect(try await reader.read(0..<50_000) == new[0..<50_000])
         #expect(try await reader.contentInfo().length == 210_000)
-        #expect(nginx.requests().filter { $0.uri == "/v/m.mp4" }.map(\.status) == [206, 200, 206])
+        #expect(nginx.requests().filter { $0.uri == "/v/m.mp4" }.map(\.status) == [206, 200])
     }
 
     @Test func budgetEvictionKeepsTheSizeUnderTheLimit() async throws {

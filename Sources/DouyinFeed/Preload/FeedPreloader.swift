@@ -35,12 +35,19 @@ public final class FeedPreloader: Sendable {
     public struct Event: Sendable, Hashable {
         /// The job.
         public var job: PreloadPlanner.Job
-        /// Video: bytes of the job's range held afterwards; image: the file's size; 0 when it failed.
+        /// Video: bytes of the job's range held (and indexed) afterwards; image: the file's
+        /// size; 0 when it failed or was fetched without storing.
         public var bytes: Int64
         /// Whether anything came from the network (`false`: everything was already held).
         public var fetched: Bool
-        /// Why it failed, if it did (cancellation is not a failure and gets no event).
+        /// Why it failed, if it did (cancellation is not a failure and gets no event). A video
+        /// job fails unless every byte of its range is held and indexed at its end: a full or
+        /// read-only disk, a cache file name taken by a link, FIFO or directory, or bytes dropped
+        /// by a new version are failures, never "cached".
         public var failure: String?
+        /// Set when a video's bytes were fetched but not stored because another process holds
+        /// its cache entry (that process stores them): why. `nil` otherwise.
+        public var uncachedReason: String?
     }
 
     private struct Handle {
@@ -219,19 +226,30 @@ public final class FeedPreloader: Sendable {
             } catch {
                 failure = error
             }
+            // The bytes count as held only once their index is on disk.
+            var persistError: VideoCacheError?
+            if failure == nil {
+                do { try reader.persist() } catch { persistError = error }
+            }
             let after = reader.cachedRanges
             let added = after.ranges.flatMap { held in before.missing(in: held.clamped(to: range)) }.filter { !$0.isEmpty }
-            event.bytes = after.ranges.reduce(0) { $0 + Int64($1.clamped(to: range).count) }
-            event.fetched = !added.isEmpty
-            if let failure {
-                if Task.isCancelled || Self.isCancellation(failure) {
-                    outcome = .cancelled(added: added)
-                } else {
-                    event.failure = "\(failure)"
+            if let failure, Task.isCancelled || Self.isCancellation(failure) {
+                outcome = .cancelled(added: added)
+            } else {
+                switch VideoJobVerdict.decide(range: range, length: reader.knownContentInfo?.length, before: before, after: after,
+                                              fetchError: failure, uncached: reader.uncachedError, persistError: persistError) {
+                case .held(let bytes, let fetched):
+                    event.bytes = bytes
+                    event.fetched = fetched
+                    outcome = .completed(added: added, layout: layout)
+                case .uncached(let reason):
+                    event.fetched = true
+                    event.uncachedReason = reason
+                    outcome = .completed(added: added, layout: layout)
+                case .failed(let reason):
+                    event.failure = reason
                     outcome = .failed(added: added)
                 }
-            } else {
-                outcome = .completed(added: added, layout: layout)
             }
         case .cover, .avatar:
             guard let imageCache else { return finish(job, id: id, outcome: .failed(added: []), event: nil) }

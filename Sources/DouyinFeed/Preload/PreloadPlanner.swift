@@ -84,8 +84,12 @@ public enum PreloadPlanner {
     public static func window(current: Int, count: Int, configuration: Configuration = Configuration()) -> [Int] {
         guard count > 0, (0..<count).contains(current) else { return [] }
         var indices = [current]
-        let ahead = max(0, configuration.ahead), behind = max(0, configuration.behind)
-        for distance in 1...max(1, max(ahead, behind)) {
+        // Clamped to the feed first: the loop runs once per item, never once per unit of an
+        // option (`ahead` of 2^62 once looped for ever).
+        let ahead = min(max(0, configuration.ahead), count - 1 - current)
+        let behind = min(max(0, configuration.behind), current)
+        guard ahead > 0 || behind > 0 else { return indices }
+        for distance in 1...max(ahead, behind) {
             if distance <= ahead, current + distance < count { indices.append(current + distance) }
             if distance <= behind, current - distance >= 0 { indices.append(current - distance) }
         }

@@ -76,6 +76,9 @@ public struct PreloadScheduler: Sendable {
         public var imagesPreloaded: Int = 0
         /// Jobs cancelled because the window moved or admission closed.
         public var cancellations: Int = 0
+        /// Jobs that failed: the fetch failed, or the cache could not keep what was fetched (a
+        /// full or read-only disk, a damaged cache file, an index that could not be written).
+        public var failures: Int = 0
     }
 
     /// The rules' numbers.
@@ -190,6 +193,7 @@ public struct PreloadScheduler: Sendable {
         case .failed(let bytes):
             added = bytes
             finished.insert(job)
+            statistics.failures += 1
         }
         _ = wasCancelled
         if !added.isEmpty {

@@ -1,0 +1,43 @@
+import DouyinSupport
+import DouyinTestSupport
+import DouyinVideoCache
+import Foundation
+import Testing
+
+/// Issue 22: `persist()` writes only when something changed. Every index write ends in one
+/// `rename` (temp file over the index), counted here through the file layer's syscall seam
+/// (the real calls, wrapped to count; no fault is injected).
+@Suite("VideoCache writes its index only when it changed")
+struct IndexWriteTests {
+    @Test func aReaderOpenedAndClosedWithNothingNewWritesNoIndex() async throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let source = folder.appending("source.mp4")
+        try videoBytes(300_000, seed: 22).write(to: source)
+        let renames = LockedBox(0)
+        var calls = Syscalls.system
+        let rename = calls.rename
+        calls.rename = { from, to in
+            renames.withLock { $0 += 1 }
+            return rename(from, to)
+        }
+        let cache = try VideoCache(directory: folder.appending("cache"), sizeLimit: 1 << 30, origin: FileOrigin(),
+                                   configuration: VideoCache.Configuration(), files: FileIO(syscalls: calls))
+        // Given a resource with bytes held and indexed
+        try await cache.prefetch(source, bytes: 200_000)
+        let afterFetch = renames.withLock { $0 }
+        #expect(afterFetch >= 1)
+        // When readers are opened and closed (and persisted) with nothing new, as a poll does
+        for _ in 0..<10 {
+            let reader = cache.reader(for: source)
+            _ = try await reader.contentInfo()
+            try reader.persist()
+            reader.close()
+        }
+        // Then no index is written
+        #expect(renames.withLock { $0 } == afterFetch)
+        // And one new byte is one write again
+        try await cache.prefetch(source, bytes: 200_001)
+        #expect(renames.withLock { $0 } == afterFetch + 1)
+    }
+}
