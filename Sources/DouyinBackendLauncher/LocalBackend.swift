@@ -27,6 +27,9 @@ public final class LocalBackend: Sendable {
     public struct StartError: Error, CustomStringConvertible {
         /// What went wrong and how to fix it.
         public let description: String
+
+        /// A start failure saying `description`; the other stand-in servers' harnesses use it too.
+        package init(description: String) { self.description = description }
     }
 
     /// One request the backend received.
