@@ -6,7 +6,7 @@ import Glibc
 import Darwin
 #endif
 
-/// `scripts/backend/hostile_api.py` on a free loopback port: an origin whose answers lie about
+/// `scripts/servers/hostile_api.py` on a free loopback port: an origin whose answers lie about
 /// their framing, never end or never finish (raw sockets, so the framing can be malformed).
 ///
 /// Each behaviour lives under its own base URL, so a client pointed at ``base(_:)`` gets it for
@@ -19,7 +19,7 @@ public final class HostileOrigin: Sendable {
     private let process: LockedBox<Process?>
 
     /// The script in the source tree.
-    public static let script = Fixtures.packageRoot.appendingPathComponent("scripts/backend/hostile_api.py")
+    public static let script = Fixtures.packageRoot.appendingPathComponent("scripts/servers/hostile_api.py")
 
     /// Starts the origin and returns once it accepts connections.
     public init() throws {
