@@ -59,12 +59,23 @@ public struct GiftComboEngine: Sendable {
     private var openUnit: [GiftKey: Int] = [:]
     private var nextUnitID = 0
 
+    /// Makes an idle engine with the default configuration (2 tracks, a 3 s combo window, cap
+    /// 99), which is always valid, so this cannot fail.
+    public init() {
+        self.init(checked: Configuration())
+    }
+
     /// Makes an idle engine.
     ///
     /// - Throws: ``GiftError/configurationOutOfRange(field:value:allowed:)`` for a field
-    ///   outside its documented range.
-    public init(configuration: Configuration = Configuration()) throws(GiftError) {
+    ///   outside its documented range (CONTRIBUTING.md: configuration values are checked where
+    ///   they are used, never clamped).
+    public init(configuration: Configuration) throws(GiftError) {
         try configuration.validate()
+        self.init(checked: configuration)
+    }
+
+    private init(checked configuration: Configuration) {
         self.configuration = configuration
         tracks = Array(repeating: Track(), count: configuration.tracks)
     }

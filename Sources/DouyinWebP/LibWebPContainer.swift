@@ -56,7 +56,7 @@ struct LibWebPContainer: Sendable {
                         index: index,
                         x: Int(iterator.x_offset), y: Int(iterator.y_offset),
                         width: Int(iterator.width), height: Int(iterator.height),
-                        fileDuration: Int(iterator.duration),
+                        fileDuration: .milliseconds(Int(iterator.duration)),
                         blendsWithPrevious: iterator.blend_method == WEBP_MUX_BLEND,
                         disposesToBackground: iterator.dispose_method == WEBP_MUX_DISPOSE_BACKGROUND,
                         hasAlpha: iterator.has_alpha != 0,

@@ -18,15 +18,15 @@ public struct WebPCanvasFrame: Sendable, Hashable {
     public var width: Int
     /// Canvas height in pixels.
     public var height: Int
-    /// How long to show it, in milliseconds (see ``WebPFrameInfo/displayDuration``).
-    public var duration: Int
+    /// How long to show it (see ``WebPFrameInfo/displayDuration``).
+    public var duration: Duration
     /// How ``rgba`` stores alpha.
     public var alphaMode: WebPAlphaMode
     /// Row-major 8-bit RGBA, `width × height × 4` bytes, in ``alphaMode``.
     public var rgba: [UInt8]
 
     /// Wraps a canvas.
-    public init(index: Int, width: Int, height: Int, duration: Int, alphaMode: WebPAlphaMode, rgba: [UInt8]) {
+    public init(index: Int, width: Int, height: Int, duration: Duration, alphaMode: WebPAlphaMode, rgba: [UInt8]) {
         self.index = index
         self.width = width
         self.height = height

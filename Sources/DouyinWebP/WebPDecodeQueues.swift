@@ -27,16 +27,29 @@ public final class WebPDecodeQueues: Sendable {
     /// How the queues share the machine; every field has a default.
     public struct Configuration: Sendable, Hashable {
         /// How many frames may decode at once, across both queues; the active processor count by
-        /// default. Values below 1 count as 1.
+        /// default; 1 or more.
         public var maxConcurrentDecodes: Int
         /// The most bytes of decoded frames held for streams at once; 64 MB (64 × 2^20 bytes) by
-        /// default. Each stream may always hold one frame, so 0 means one frame per stream.
+        /// default; 0 or more. Each stream may always hold one frame, so 0 means one frame per
+        /// stream.
         public var memoryBudget: Int
 
-        /// A configuration; omitted fields take their defaults.
+        /// A configuration; omitted fields take their defaults. Stores the values as given:
+        /// ``WebPDecodeQueues/init(configuration:)`` checks them.
         public init(maxConcurrentDecodes: Int = ProcessInfo.processInfo.activeProcessorCount, memoryBudget: Int = 64 << 20) {
-            self.maxConcurrentDecodes = max(1, maxConcurrentDecodes)
-            self.memoryBudget = max(0, memoryBudget)
+            self.maxConcurrentDecodes = maxConcurrentDecodes
+            self.memoryBudget = memoryBudget
+        }
+
+        /// Throws for the first field outside its documented range (CONTRIBUTING.md: one rule
+        /// for configuration values, checked where the configuration is used, never clamped).
+        func validate() throws(WebPError) {
+            guard maxConcurrentDecodes >= 1 else {
+                throw .configurationOutOfRange(field: "maxConcurrentDecodes", value: String(maxConcurrentDecodes), allowed: "1 or more")
+            }
+            guard memoryBudget >= 0 else {
+                throw .configurationOutOfRange(field: "memoryBudget", value: String(memoryBudget), allowed: "0 or more bytes")
+            }
         }
     }
 
@@ -64,9 +77,21 @@ public final class WebPDecodeQueues: Sendable {
     private let scheduler = LockedBox(DecodeSchedule())
     private let decoding = LockedBox((now: 0, peak: 0, decoded: 0, failed: 0))
 
-    /// Queues that decode as `configuration` says (by default: one decode per core, 64 MB of
-    /// frames held for streams).
-    public init(configuration: Configuration = Configuration()) {
+    /// Queues with the default configuration (one decode per core, 64 MB of frames held for
+    /// streams), which is always valid, so this cannot fail.
+    public convenience init() {
+        self.init(checked: Configuration())
+    }
+
+    /// Queues that decode as `configuration` says; throws
+    /// ``WebPError/configurationOutOfRange(field:value:allowed:)`` naming the first field outside
+    /// its documented range.
+    public convenience init(configuration: Configuration) throws(WebPError) {
+        try configuration.validate()
+        self.init(checked: configuration)
+    }
+
+    private init(checked configuration: Configuration) {
         self.configuration = configuration
         firstFrameQueue = OperationQueue()
         firstFrameQueue.name = "DouyinWebP.firstFrames"

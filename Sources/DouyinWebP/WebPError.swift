@@ -17,6 +17,9 @@ public enum WebPError: Error, Hashable, Sendable, CustomStringConvertible {
     case frameDecodingFailed(index: Int, status: Int)
     /// A frame number beyond the animation.
     case frameIndexOutOfRange(index: Int, count: Int)
+    /// A ``WebPDecodeQueues/Configuration`` field outside its documented range: the field's
+    /// name, the value given and the allowed range, as text.
+    case configurationOutOfRange(field: String, value: String, allowed: String)
 
     /// One line a person can act on.
     public var description: String {
@@ -28,6 +31,7 @@ public enum WebPError: Error, Hashable, Sendable, CustomStringConvertible {
         case .frameSizeMismatch(let index): "frame \(index)'s bitstream size differs from its frame header"
         case .frameDecodingFailed(let index, let status): "frame \(index) could not be decoded (libwebp: \(Self.name(ofStatus: status)))"
         case .frameIndexOutOfRange(let index, let count): "frame \(index) requested of an animation with \(count) frames"
+        case .configurationOutOfRange(let field, let value, let allowed): "\(field) \(value) is outside \(allowed)"
         }
     }
 

@@ -10,8 +10,9 @@ public struct WebPFrameInfo: Sendable, Hashable {
     public var width: Int
     /// The rectangle's height in pixels.
     public var height: Int
-    /// The duration written in the file, in milliseconds.
-    public var fileDuration: Int
+    /// The duration written in the file (the container stores whole milliseconds, 0 to
+    /// 16,777,215).
+    public var fileDuration: Duration
     /// Whether the frame is alpha-blended over the canvas (else it replaces its rectangle).
     public var blendsWithPrevious: Bool
     /// Whether its rectangle is cleared to transparent before the next frame.
@@ -21,9 +22,9 @@ public struct WebPFrameInfo: Sendable, Hashable {
     /// Whether the frame can be composited without any earlier frame.
     public var isKeyframe: Bool
 
-    /// How long to show the frame, in milliseconds: durations of 10 ms or less play as 100 ms,
-    /// as browsers do, so files written with 0 do not spin.
-    public var displayDuration: Int { fileDuration <= 10 ? 100 : fileDuration }
+    /// How long to show the frame: durations of 10 ms or less play as 100 ms, as browsers do,
+    /// so files written with 0 do not spin.
+    public var displayDuration: Duration { fileDuration <= .milliseconds(10) ? .milliseconds(100) : fileDuration }
 
     /// Whether the rectangle covers the whole canvas.
     func coversCanvas(width canvasWidth: Int, height canvasHeight: Int) -> Bool {

@@ -67,7 +67,7 @@ enum WebPBenchmark {
         }
         func queues(concurrency: Int) async throws -> Double {
             let animations = try files.map { try WebPAnimation(data: $0) }
-            let queues = WebPDecodeQueues(configuration: .init(maxConcurrentDecodes: concurrency))
+            let queues = try WebPDecodeQueues(configuration: .init(maxConcurrentDecodes: concurrency))
             let start = ContinuousClock.now
             let ended = EndCounter(expected: animations.count)
             _ = queues.decode(animations, onFrame: { blackHole($1) }, onEnd: { _, _ in ended.one() })
@@ -101,7 +101,7 @@ enum WebPBenchmark {
             blackHole(frames)
             return Double(growth)
         }, subject: {
-            let queues = WebPDecodeQueues(configuration: .init(memoryBudget: budget))
+            let queues = try WebPDecodeQueues(configuration: .init(memoryBudget: budget))
             let playing = try WebPAnimation(data: data)
             ResidentMemory.resetPeak()
             let before = ResidentMemory.current

@@ -313,4 +313,10 @@ struct GiftRuleTests {
             }
         }
     }
+
+    /// The defaults are always valid, so the engine made from them needs no `try` (CONTRIBUTING.md).
+    @Test func theDefaultConfigurationNeedsNoTry() {
+        let engine = GiftComboEngine()
+        #expect(engine.configuration == GiftComboEngine.Configuration())
+    }
 }

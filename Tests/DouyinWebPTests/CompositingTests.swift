@@ -25,7 +25,7 @@ struct CompositingTests {
         #expect(frames.map(\.x) == [0, 4, 10, 12, 20, 8])
         #expect(frames.map(\.y) == [0, 6, 10, 4, 14, 8])
         #expect(frames.map(\.width) == [40, 16, 16, 20, 12, 24])
-        #expect(frames.map(\.fileDuration) == [60, 61, 62, 63, 64, 65])
+        #expect(frames.map(\.fileDuration) == [60, 61, 62, 63, 64, 65].map { Duration.milliseconds($0) })
         #expect(frames.map(\.disposesToBackground) == [false, false, true, true, false, false])
         #expect(frames.map(\.blendsWithPrevious) == [false, true, true, false, false, true])
         #expect(frames.map(\.isKeyframe) == [true, false, false, false, false, false])
@@ -76,12 +76,12 @@ struct CompositingTests {
     }
 
     @Test func tinyDurationsPlayAsOneHundredMilliseconds() throws {
-        let frame = WebPFrameInfo(index: 0, x: 0, y: 0, width: 1, height: 1, fileDuration: 10, blendsWithPrevious: false,
+        let frame = WebPFrameInfo(index: 0, x: 0, y: 0, width: 1, height: 1, fileDuration: .milliseconds(10), blendsWithPrevious: false,
                                   disposesToBackground: false, hasAlpha: false, isKeyframe: true)
-        #expect(frame.displayDuration == 100)
+        #expect(frame.displayDuration == .milliseconds(100))
         var longer = frame
-        longer.fileDuration = 11
-        #expect(longer.displayDuration == 11)
-        #expect(try WebPAnimation(data: Fixtures.data("webp/muxed-alpha.webp")).frame(at: 1).duration == 61)
+        longer.fileDuration = .milliseconds(11)
+        #expect(longer.displayDuration == .milliseconds(11))
+        #expect(try WebPAnimation(data: Fixtures.data("webp/muxed-alpha.webp")).frame(at: 1).duration == .milliseconds(61))
     }
 }

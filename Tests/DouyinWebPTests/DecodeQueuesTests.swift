@@ -58,7 +58,7 @@ struct DecodeQueuesTests {
 
     @Test func everyFirstFrameOfTwentyFourIsDeliveredBeforeAnyLaterFrame() async throws {
         let animations = try twentyFourCovers()
-        let queues = WebPDecodeQueues(configuration: .init(maxConcurrentDecodes: 2))
+        let queues = try WebPDecodeQueues(configuration: .init(maxConcurrentDecodes: 2))
         let log = DeliveryLog()
         _ = queues.decode(animations, onFrame: { log.frame($0, $1) }, onEnd: { log.end($0, $1) })
         await log.waitForEnds(24)
@@ -77,7 +77,7 @@ struct DecodeQueuesTests {
 
     @Test func aBatchOfStreamsDeliversFirstFramesFirstAndTheRightPixels() async throws {
         let animations = try twentyFourCovers()
-        let queues = WebPDecodeQueues(configuration: .init(maxConcurrentDecodes: 3))
+        let queues = try WebPDecodeQueues(configuration: .init(maxConcurrentDecodes: 3))
         let requests = queues.decode(animations)
         let order = DeliveryLog()
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -102,7 +102,7 @@ struct DecodeQueuesTests {
 
     @Test func concurrencyNeverExceedsTheBound() async throws {
         for bound in [1, 2, 4] {
-            let queues = WebPDecodeQueues(configuration: .init(maxConcurrentDecodes: bound))
+            let queues = try WebPDecodeQueues(configuration: .init(maxConcurrentDecodes: bound))
             let log = DeliveryLog()
             for (number, animation) in try twentyFourCovers().enumerated() {
                 _ = queues.decode(animation, onFrame: { log.frame(number, $0) }, onEnd: { log.end(number, $0) })
@@ -113,7 +113,7 @@ struct DecodeQueuesTests {
     }
 
     @Test func cancellingInsideACallbackStopsFurtherFrames() async throws {
-        let queues = WebPDecodeQueues(configuration: .init(maxConcurrentDecodes: 2))
+        let queues = try WebPDecodeQueues(configuration: .init(maxConcurrentDecodes: 2))
         let animation = try WebPAnimation(data: Fixtures.data("webp/long-200.webp"))
         let log = DeliveryLog()
         let request = LockedBox<WebPDecodeRequest?>(nil)
@@ -137,7 +137,7 @@ struct DecodeQueuesTests {
     }
 
     @Test func cancellingAStreamEndsItAndDropsQueuedWork() async throws {
-        let queues = WebPDecodeQueues(configuration: .init(maxConcurrentDecodes: 1))
+        let queues = try WebPDecodeQueues(configuration: .init(maxConcurrentDecodes: 1))
         let animations = try twentyFourCovers()
         let requests = queues.decode(animations)
         for request in requests.dropFirst() { request.cancel() }
@@ -154,7 +154,7 @@ struct DecodeQueuesTests {
     }
 
     @Test func cancellingAStreamWhoseFramesAreAllDecodedDropsThem() async throws {
-        let queues = WebPDecodeQueues(configuration: .init(maxConcurrentDecodes: 1))
+        let queues = try WebPDecodeQueues(configuration: .init(maxConcurrentDecodes: 1))
         let log = DeliveryLog()
         let animation = try WebPAnimation(data: Fixtures.data("webp/covers/cover-0.webp"))
         let request = queues.decode(animation)
@@ -172,7 +172,7 @@ struct DecodeQueuesTests {
         let data = try Fixtures.data("webp/long-200.webp")
         let animation = try WebPAnimation(data: data)
         let budget = 3 * animation.canvasByteCount
-        let queues = WebPDecodeQueues(configuration: .init(maxConcurrentDecodes: 2, memoryBudget: budget))
+        let queues = try WebPDecodeQueues(configuration: .init(maxConcurrentDecodes: 2, memoryBudget: budget))
         let request = queues.decode(animation)
         let reference = try WebPAnimation(data: data)
         var seen = 0
@@ -206,8 +206,23 @@ struct DecodeQueuesTests {
         #expect(indices == [0, 1, 2])
     }
 
+    /// CONTRIBUTING.md's one rule: a value outside its range is refused by name, not clamped
+    /// (before, 0 decodes silently became 1 and a negative budget 0).
+    @Test func aConfigurationOutOfRangeIsRefusedNamingTheField() throws {
+        #expect(throws: WebPError.configurationOutOfRange(field: "maxConcurrentDecodes", value: "0", allowed: "1 or more")) {
+            _ = try WebPDecodeQueues(configuration: .init(maxConcurrentDecodes: 0))
+        }
+        var configuration = WebPDecodeQueues.Configuration()
+        configuration.memoryBudget = -1  // set after init: the queues' init still sees it
+        #expect(throws: WebPError.configurationOutOfRange(field: "memoryBudget", value: "-1", allowed: "0 or more bytes")) {
+            _ = try WebPDecodeQueues(configuration: configuration)
+        }
+        #expect(try WebPDecodeQueues(configuration: .init(maxConcurrentDecodes: 1, memoryBudget: 0)).configuration.memoryBudget == 0)
+        #expect(WebPDecodeQueues().configuration.maxConcurrentDecodes >= 1)
+    }
+
     @Test func aTaskCancelledWhileWaitingCancelsItsRequest() async throws {
-        let queues = WebPDecodeQueues(configuration: .init(maxConcurrentDecodes: 1, memoryBudget: 0))
+        let queues = try WebPDecodeQueues(configuration: .init(maxConcurrentDecodes: 1, memoryBudget: 0))
         let request = queues.decode(try WebPAnimation(data: Fixtures.data("webp/long-200.webp")))
         let reader = Task {
             var count = 0
