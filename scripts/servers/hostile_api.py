@@ -18,7 +18,7 @@ The behaviour is chosen by the first path segments, so a test points the client'
     /redirect/STATUS/... STATUS (307, 308…) to the same path under /record/
     /record/...          records the request and answers a visitor {"uid":"v1"}
     /repeat/...          the same page of two awemes with has_more 1, whatever the page
-    /_requests           the recorded requests as JSON: [{method, path, headers, body(base64)}]
+    /_requests           the recorded requests as JSON: [{method, path, query, headers, body(base64)}]
 
 Every connection is one exchange (`Connection: close`). Nothing here is for production use.
 """
@@ -179,7 +179,8 @@ def answer(sock, method, target, headers, body):
         sock.sendall(head(int(argument), "Redirect", [("Location", location), ("Content-Length", "0")]))
     elif kind == "record":
         with RECORDED_LOCK:
-            RECORDED.append({"method": method, "path": path, "headers": headers, "body": base64.b64encode(body).decode("ascii")})
+            query = target.split("?", 1)[1] if "?" in target else ""
+            RECORDED.append({"method": method, "path": path, "query": query, "headers": headers, "body": base64.b64encode(body).decode("ascii")})
         send_json(sock, 200, {"code": 0, "data": {"uid": "v1"}})
     elif kind == "repeat":
         send_json(sock, 200, {"code": 0, "data": [{"aweme_id": "1"}, {"aweme_id": "2"}], "has_more": 1})

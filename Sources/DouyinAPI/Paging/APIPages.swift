@@ -37,6 +37,8 @@ public struct APIPages<Item: Decodable & Sendable>: AsyncSequence, Sendable {
         var remaining: Int
         var finished = false
         var repeats = PageRepeats()
+        /// The error the next call throws: `has_more` on page `Int.max`.
+        var pastLastPage: APIError?
 
         /// The next non-empty page, or `nil` at the end.
         ///
@@ -44,6 +46,11 @@ public struct APIPages<Item: Decodable & Sendable>: AsyncSequence, Sendable {
         ///   when every item of the page came on an earlier one; ``APIError/invalidRequest(endpoint:reason:)``
         ///   when the server says there is more after page `Int.max`.
         public mutating func next() async throws -> APIPage<Item>? {
+            if let pastLastPage {
+                self.pastLastPage = nil
+                finished = true
+                throw pastLastPage
+            }
             guard !finished, remaining > 0 else { return nil }
             remaining -= 1
             let number = request.page
@@ -64,12 +71,13 @@ public struct APIPages<Item: Decodable & Sendable>: AsyncSequence, Sendable {
             }
             if !finished {
                 // Checked: `page=9223372036854775807` with has_more trapped on `number + 1`.
+                // The page itself is good: it is returned, and the next call throws.
                 let (following, overflow) = number.addingReportingOverflow(1)
-                guard !overflow else {
-                    finished = true
-                    throw APIError.invalidRequest(endpoint: request.endpoint, reason: "the server says there is a page after page \(number), the last page number there is")
+                if overflow {
+                    pastLastPage = APIError.invalidRequest(endpoint: request.endpoint, reason: "the server says there is a page after page \(number), the last page number there is")
+                } else {
+                    request.setPage(following)
                 }
-                request.setPage(following)
             }
             return APIPage(number: number, items: result.value, hasMore: result.hasMore, reportedTotalCount: result.reportedTotalCount, source: result.source)
         }
