@@ -34,7 +34,7 @@
 #endif
 
 /// A little-endian 8-byte load from any address (memcpy compiles to one unaligned move).
-static inline uint64_t load64(const unsigned char *p) {
+__attribute__((unused)) static inline uint64_t load64(const unsigned char *p) {
     uint64_t value;
     memcpy(&value, p, sizeof value);
     return value;

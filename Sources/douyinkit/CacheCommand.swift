@@ -19,7 +19,10 @@ enum CacheCommand {
         if let outputPath { output = try OutputFile(path: outputPath) }
         let cache: TwoTierCache
         do {
-            cache = try TwoTierCache(directory: URL(fileURLWithPath: directory))
+            // The URL is the user's own argument, not data from a feed: file:// is explicit
+            // local use here (regular files only; a FIFO is refused, never waited on).
+            let configuration = TwoTierCache.Configuration(downloader: .init(allowsFileURLs: true))
+            cache = try TwoTierCache(directory: URL(fileURLWithPath: directory), configuration: configuration)
         } catch {
             throw ToolError.failed("\(error)")
         }
