@@ -3,7 +3,9 @@ import Foundation
 
 /// `douyinkit chat listen <ws-url> [--udid U] [--count N] [--timeout S]`: prints each pushed
 /// GroupChat once as `<id> <msg_type> <msg_content>`, state changes on stderr as `state=…`;
-/// exits 0 after N distinct messages, 1 when S seconds pass first.
+/// exits 0 after N distinct messages, 1 when S seconds pass first. Every text the server sent
+/// (the three fields, close reasons, header values in errors) is printed through
+/// ``TerminalText/escaped(_:)``.
 enum ChatCommand {
     static let usage = "usage: douyinkit chat listen <ws-url> [--udid U] [--count N] [--timeout S]"
 
@@ -83,14 +85,15 @@ enum ChatCommand {
             switch event {
             case .state(let state):
                 if case .gaveUp(let reason) = state {
-                    printError("error: gave up: \(reason)")
+                    printError("error: gave up: \(TerminalText.escaped(reason))")
                     printError("state=closed")
                 } else {
                     printError("state=\(state)")
                 }
             case .message(let chat):
                 guard printed < count ?? .max else { continue }
-                let line = "\(chat.id) \(chat.msgType.rawValue) \(TerminalText.escaped(chat.msgContent))\n"
+                // Every field is the server's: none may end the line or reach the terminal raw.
+                let line = [chat.id, chat.msgType.rawValue, chat.msgContent].map(TerminalText.escaped).joined(separator: " ") + "\n"
                 FileHandle.standardOutput.write(Data(line.utf8))
                 printed += 1
                 if let count, printed == count {
@@ -98,7 +101,7 @@ enum ChatCommand {
                     connection.stop()
                 }
             case .error(let error):
-                printError("error: \(error)")
+                printError("error: \(TerminalText.escaped(error.description))")
             }
         }
     }

@@ -11,10 +11,11 @@ enum DecodeCommand {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: arguments[1]))
         } catch {
-            throw ToolError.failed("cannot read \(arguments[1])")
+            throw ToolError.failed("cannot read \(TerminalText.escaped(arguments[1]))")
         }
         let json = try reencode(kind: arguments[0], data: data)
-        FileHandle.standardOutput.write(json + Data("\n".utf8))
+        // The strings are the file's: DEL, C1 and U+2028/2029 leave as JSON escapes, not raw.
+        FileHandle.standardOutput.write(TerminalText.escapedJSON(json) + Data("\n".utf8))
     }
 
     /// Decodes `data` as the response kind and encodes it again with the API's keys.
@@ -25,7 +26,7 @@ enum DecodeCommand {
         case "comments": try roundTrip(APIResponse<[Comment]>.self, data)
         case "groupchats": try roundTrip(APIResponse<[GroupChat]>.self, data)
         case "emotions": try roundTrip(EmotionTable.self, data)
-        default: throw ToolError.usage("unknown kind \"\(kind)\": expected one of \(kinds)")
+        default: throw ToolError.usage("unknown kind \"\(TerminalText.escaped(kind))\": expected one of \(kinds)")
         }
     }
 
@@ -35,7 +36,8 @@ enum DecodeCommand {
             value = try JSONDecoder().decode(type, from: data)
         } catch let error as DecodingError {
             // The JSON path of the first problem, or the byte offset when it is not JSON at all.
-            throw ToolError.failed(error.summary(decoding: data))
+            // The path holds the file's keys and the message may quote its text.
+            throw ToolError.failed(TerminalText.escaped(error.summary(decoding: data)))
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

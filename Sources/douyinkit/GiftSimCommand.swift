@@ -16,21 +16,24 @@ enum GiftSimCommand {
         )
         try options.finish()
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw ToolError.failed("cannot read \(path)")
+            throw ToolError.failed("cannot read \(TerminalText.escaped(path))")
         }
         let script: GiftScript
         do {
             script = try GiftScript(parsing: text)
         } catch {
-            throw ToolError.failed("\(path): \(error)")
+            // A script line's reason quotes the line's own fields.
+            throw ToolError.failed(TerminalText.escaped("\(path): \(error)"))
         }
         let events: [GiftEvent]
         do {
             events = try script.run(configuration)
         } catch {
-            throw ToolError.failed("\(path): \(error)")
+            throw ToolError.failed(TerminalText.escaped("\(path): \(error)"))
         }
-        let lines = events.filter { $0.kind != .firstDisplay }.map(\.description)
+        // Keys are the script's user and gift names: escaped, so an ESC or a C1 in a name
+        // reaches no terminal (whitespace already split them, so no line break is inside).
+        let lines = events.filter { $0.kind != .firstDisplay }.map { TerminalText.escaped($0.description) }
         print(lines.joined(separator: "\n"))
     }
 }

@@ -10,7 +10,7 @@ enum WebPFramesCommand {
         guard options.positional.count == 1, let out = options.string("--out") else { throw ToolError.usage(usage) }
         try options.finish()
         let path = options.positional[0]
-        guard let data = FileManager.default.contents(atPath: path) else { throw ToolError.failed("cannot read \(path)") }
+        guard let data = FileManager.default.contents(atPath: path) else { throw ToolError.failed("cannot read \(TerminalText.escaped(path))") }
         do {
             let animation = try WebPAnimation(data: data, alphaMode: .straight)
             let directory = URL(fileURLWithPath: out)
@@ -22,9 +22,9 @@ enum WebPFramesCommand {
             }
             print("frames=\(animation.frames.count) width=\(animation.canvasWidth) height=\(animation.canvasHeight) loop=\(animation.loopCount)")
         } catch let error as WebPError {
-            throw ToolError.failed("\(path): \(error)")
+            throw ToolError.failed(TerminalText.escaped("\(path): \(error)"))
         } catch {
-            throw ToolError.failed("cannot write frames to \(out): \(error.localizedDescription)")
+            throw ToolError.failed(TerminalText.escaped("cannot write frames to \(out): \(error.localizedDescription)"))
         }
     }
 

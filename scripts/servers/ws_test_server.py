@@ -39,6 +39,12 @@ def groupchat(ident, text, created):
                        "pic_original": None, "create_time": created}, ensure_ascii=False)
 
 
+HOSTILE = [
+    ("h1\r\nforged 0 text fake", "text\x1b[2J", "a\x07b\x1b]0;title\x07\r\nv0 text forged line"),
+    ("h2\x9b31m", "image\u2028x", "back\\slash\ttab\x7f\x00end"),
+]
+
+
 async def behave(ws, route, args, request):
     if route == "/echo":
         while (message := await ws.recv()) is not None:
@@ -77,6 +83,14 @@ async def behave(ws, route, args, request):
             ws.abort()
             return
         await ws.wait_closed()
+    elif route == "/hostile":
+        # GroupChats whose id, msg_type and content hold line breaks and terminal controls
+        # (forged lines, ESC sequences, BEL, a C1 CSI, U+2028), then a close with code 1008 and
+        # a reason holding the same: `chat listen` must print each on its own escaped line.
+        for ident, kind, text in HOSTILE:
+            ws.send(json.dumps({"id": ident, "visitor": None, "msg_type": kind, "msg_content": text,
+                                "create_time": 1_600_000_000}))
+        await ws.close(1008, "bye\r\nstate=open\x1b[0m\x07")
     elif route == "/nopong":
         # Never answers pings: read nothing at all.
         await asyncio.sleep(3600)
@@ -144,6 +158,40 @@ VIOLATIONS = {
 }
 
 
+def answer(status="HTTP/1.1 101 Switching Protocols", upgrade="Upgrade: websocket",
+           connection="Connection: Upgrade", accept_line="Sec-WebSocket-Accept: {accept}", extra=""):
+    lines = [status, upgrade, connection, accept_line] + ([extra] if extra else [])
+    return lambda good: "\r\n".join(line for line in lines if line).format(accept=good) + "\r\n\r\n"
+
+
+# /raw/answer?case=NAME: each breaks one rule of the opening handshake's answer, except `good`
+# and `mixedcase`, which a client must accept.
+ANSWERS = {
+    "good": answer(),
+    "mixedcase": answer(upgrade="uPgRaDe: WebSocket", connection="CONNECTION: keep-alive, UPGRADE",
+                        accept_line="sec-websocket-accept: {accept}"),
+    "protocol": answer(extra="Sec-WebSocket-Protocol: chat"),
+    "emptyprotocol": answer(extra="Sec-WebSocket-Protocol: "),
+    "protocollist": answer(extra="Sec-WebSocket-Protocol: chat, superchat"),
+    "extension": answer(extra="Sec-WebSocket-Extensions: permessage-deflate"),
+    "emptyextension": answer(extra="Sec-WebSocket-Extensions: "),
+    "status200": answer(status="HTTP/1.1 200 OK"),
+    "statusplus": answer(status="HTTP/1.1 +101 Switching Protocols"),
+    "noupgrade": answer(upgrade=""),
+    "upgradeother": answer(upgrade="Upgrade: h2c"),
+    "upgradelist": answer(upgrade="Upgrade: websocket, h2c"),
+    "noconnection": answer(connection=""),
+    "connectionother": answer(connection="Connection: keep-alive"),
+    "connectionsubstring": answer(connection="Connection: upgraded"),
+    "noaccept": answer(accept_line=""),
+    "acceptcase": lambda good: answer(accept_line="Sec-WebSocket-Accept: " + good.swapcase())(good),
+    "accepttwice": answer(extra="Sec-WebSocket-Accept: {accept}"),
+    "spacebeforecolon": answer(extra="Sec-WebSocket-Protocol : chat"),
+    "barelf": answer(extra="X-Note: a\nSec-WebSocket-Protocol: chat"),
+    "folded": answer(extra="X-Note: a\r\n Sec-WebSocket-Protocol: chat"),
+}
+
+
 async def read_client_frame(reader):
     head = await reader.readexactly(2)
     n = head[1] & 0x7F
@@ -187,6 +235,20 @@ async def raw_client(reader, writer):
                           f"Sec-WebSocket-Accept: {accept(headers.get('sec-websocket-key', ''))}\r\n\r\n").encode())
             await writer.drain()
             await asyncio.sleep(3600)
+            return
+        if route == "/raw/answer":
+            # A 101 answer broken in one way (RFC 6455 §4.1), then a GroupChat the client must
+            # never deliver, then silence.
+            key = headers.get("sec-websocket-key", "")
+            writer.write(ANSWERS[args["case"]](accept(key)).encode("latin-1"))
+            writer.write(frame(1, groupchat("attacker-1", "from a server that broke the handshake", 1_600_000_000).encode()))
+            await writer.drain()
+            await asyncio.sleep(3600)
+            return
+        if route == "/raw/refuse-hostile":
+            # A refusal whose reason phrase holds ESC, BEL and a C1 CSI (latin-1 on the wire).
+            writer.write(b"HTTP/1.1 403 Forbidden\x1b[2J\x07\x9b31m\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            await writer.drain()
             return
         key = headers.get("sec-websocket-key", "")
         good = accept(key)

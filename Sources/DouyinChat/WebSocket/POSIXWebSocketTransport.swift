@@ -5,8 +5,9 @@ import Foundation
 /// Linux, where FoundationNetworking's `URLSessionWebSocketTask` needs a libcurl with WebSocket
 /// support (Debian 12's has none).
 ///
-/// What it does: the opening handshake with `Sec-WebSocket-Accept` verified, masked client
-/// frames, 7/16/64-bit lengths, fragmented messages reassembled, pings answered, the closing
+/// What it does: the opening handshake with the answer checked by RFC 6455 §4.1 (status 101,
+/// `Upgrade` and `Connection` ignoring case, `Sec-WebSocket-Accept` exact, no extension and no
+/// subprotocol the request did not offer), masked client frames, 7/16/64-bit lengths, fragmented messages reassembled, pings answered, the closing
 /// handshake with status codes, text checked as UTF-8, a message size limit enforced before the
 /// message is allocated, connect/handshake/read/write timeouts. A server that breaks the
 /// protocol gets a close frame with the matching code (1002, 1007, 1009) and the stream ends
@@ -81,7 +82,7 @@ public struct POSIXWebSocketTransport: WebSocketTransport {
     }
 }
 
-/// The opening handshake (RFC 6455 §4.1).
+/// The opening handshake (RFC 6455 §4.1); ``HandshakeAnswer`` checks the server's answer.
 package enum Handshake {
     static let guid = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 
@@ -119,29 +120,8 @@ package enum Handshake {
             if headerEnd == nil, received.count > 16 << 10 { throw ChatError.handshakeInvalid("answer headers longer than 16 KiB") }
         }
         let end = headerEnd!
-        let head = String(decoding: received[0..<end], as: UTF8.self)
-        var lines = head.components(separatedBy: "\r\n")
-        let statusLine = lines.removeFirst()
-        let parts = statusLine.split(separator: " ", maxSplits: 2)
-        guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let status = Int(parts[1]) else {
-            throw ChatError.handshakeInvalid("bad status line \"\(statusLine.prefix(80))\"")
-        }
-        guard status == 101 else { throw ChatError.handshakeRejected(status: status, reason: parts.count > 2 ? String(parts[2]) : "") }
-        var fields: [String: String] = [:]
-        for line in lines {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            fields[line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        }
-        guard fields["upgrade"]?.lowercased() == "websocket" else { throw ChatError.handshakeInvalid("missing Upgrade: websocket") }
-        guard fields["connection"]?.lowercased().split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == "upgrade" }) == true else {
-            throw ChatError.handshakeInvalid("missing Connection: Upgrade")
-        }
-        guard fields["sec-websocket-accept"] == accept(for: key) else {
-            throw ChatError.handshakeInvalid("Sec-WebSocket-Accept \"\(fields["sec-websocket-accept"] ?? "")\" does not match the key")
-        }
-        if let extensions = fields["sec-websocket-extensions"], !extensions.isEmpty {
-            throw ChatError.handshakeInvalid("the server chose extensions nobody asked for: \(extensions)")
-        }
+        let answer = try HandshakeAnswer(head: String(decoding: received[0..<end], as: UTF8.self))
+        _ = try answer.validate(key: key, protocols: HandshakeAnswer.offeredProtocols(in: headers))
         return Array(received[(end + 4)...])
     }
 
