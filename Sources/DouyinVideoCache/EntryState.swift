@@ -327,7 +327,9 @@ struct EntryState {
             guard let download = downloads[id], download.generation == generation else { return .stale }
         }
         let validatorFailed = wholeBody && ifRange != nil && ifRange == info?.ifRangeValidator && newInfo.ifRangeValidator != ifRange
-        guard let old = info, validatorFailed || old.differs(from: newInfo) else {
+        // A length short of bytes held (the old length unknown) cannot describe them either.
+        let shorterThanHeld = newInfo.length.map { $0 < (ranges.ranges.last?.upperBound ?? 0) } ?? false
+        guard let old = info, validatorFailed || shorterThanHeld || old.differs(from: newInfo) else {
             var merged = newInfo
             merged.length = newInfo.length ?? info?.length
             merged.mimeType = newInfo.mimeType ?? info?.mimeType

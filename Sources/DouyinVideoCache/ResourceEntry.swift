@@ -264,7 +264,8 @@ final class ResourceEntry: @unchecked Sendable {
                 return
             }
             // A whole body (the origin ignored Range, or If-Range found a new version) starts at
-            // byte 0; the bytes before this download's start are skipped, not stored.
+            // byte 0; the bytes before this download's start are skipped, not stored, unless the
+            // body is a new version (then the download restocks from byte 0: see adopt).
             adopt(answer, to: request, for: id)
             var wantsMore = true
             for try await chunk in response.body {

@@ -17,7 +17,14 @@ import Foundation
 ///
 /// `--ahead`/`--behind` beyond the feed's ends mean "to the end".
 enum FeedCommand {
-    static let usage = "usage: douyinkit feed preload <feed.json> --index I --dir <dir> [--ahead N] [--behind M] [--bytes B]"
+    static let usage = """
+        usage: douyinkit feed preload <feed.json> --index I --dir <dir> [--ahead N] [--behind M] [--bytes B]
+          one line a resource: <video|cover|avatar> <index> <url> bytes=N source=network|cached
+          (N bytes held and indexed), or for a video whose cache entry another process holds:
+          bytes=0 source=uncached reason=<why> (fetched, not stored; not a failure).
+          A failed resource is an 'error: <kind> <index> <url>: <why>' line on stderr; the
+          others are still done and the run exits 1.
+        """
 
     static func run(_ arguments: [String]) async throws {
         var options = try Options(arguments, usage: usage)

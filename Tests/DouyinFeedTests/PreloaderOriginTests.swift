@@ -203,9 +203,12 @@ struct PreloaderOriginTests {
         await resumed.idle()
         resumed.cancel()
         // (nginx logs a request when it ends: the cancelled one may be logged only now.)
+        // The first preloader's own request from 100,000 (when the watcher's read listed the
+        // first 100,000 bytes before the job's download) can be logged late too, so every later
+        // request is checked, not their count: none asks again for a byte held.
         let later = origin.requests("/slow/v/v1.mp4").dropFirst(earlier).map(\.range).filter { $0 != "bytes=0-819199" }
-        let start = later.first.flatMap { Int($0.dropFirst(6).prefix { $0 != "-" }) } ?? 0
-        #expect(later.count == 1 && start >= 100_000 && later.first?.hasSuffix("-819199") == true, "\(later)")
+        let starts = later.map { Int($0.dropFirst(6).prefix { $0 != "-" }) ?? 0 }
+        #expect(!later.isEmpty && starts.allSatisfy { $0 >= 100_000 } && later.allSatisfy { $0.hasSuffix("-819199") }, "\(later)")
         #expect(videos.cachedRanges(for: items[1].videoURL!) == ByteRangeSet([0..<819_200]))
     }
 

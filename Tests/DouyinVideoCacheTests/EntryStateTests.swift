@@ -224,6 +224,17 @@ struct EntryStateTests {
         #expect(state.ranges.isEmpty && state.info?.length == 3_500_000)
     }
 
+    /// Item 4, in memory: bytes held past a length learned later (it was unknown) contradict it.
+    @Test func aLengthShortOfTheBytesHeldIsANewVersion() {
+        var state = state(held: [0..<1_000])
+        state.info = VideoContentInfo(etag: "\"A\"")
+        guard case .newVersion = state.adopt(VideoContentInfo(length: 500, etag: "\"A\""), for: nil) else {
+            Issue.record("a length below the held bytes was merged in")
+            return
+        }
+        #expect(state.ranges.isEmpty)
+    }
+
     /// Item 3: a weak ETag says "equivalent", not "these bytes"; its date beside it decides.
     @Test func aWeakETagWithANewLastModifiedIsANewVersionAndAStrongOneIsNot() {
         var weak = state(held: [0..<500])
