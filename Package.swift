@@ -54,7 +54,8 @@ let package = Package(
             dependencies: ["DouyinModels", "DouyinGift", "DouyinCache", "DouyinWebP", "DouyinVideoCache", "DouyinFeed", "DouyinAPI", "DouyinChat"],
             swiftSettings: swiftSettings
         ),
-        .executableTarget(name: "douyinkit", dependencies: ["DouyinKit", "DouyinTestSupport"], swiftSettings: swiftSettings),
+        // DouyinSupport: `--out` writes through its FileIO (one write-all loop in the package).
+        .executableTarget(name: "douyinkit", dependencies: ["DouyinKit", "DouyinSupport", "DouyinTestSupport"], swiftSettings: swiftSettings),
         // CWebP directly: the WebP baseline is libwebp's own WebPAnimDecoder; DouyinTestSupport
         // for the loopback nginx the video benchmark downloads from.
         .executableTarget(name: "douyinkit-bench", dependencies: ["DouyinKit", "CWebP", "DouyinSupport", "DouyinTestSupport"], swiftSettings: swiftSettings),
@@ -109,6 +110,7 @@ let package = Package(
         ),
         // Runs the built `douyinkit` binary; depending on it makes SwiftPM build it first.
         // CWebP: webp-frames output is compared with libwebp's own WebPAnimDecoder in MODE_RGBA.
-        .testTarget(name: "ToolTests", dependencies: ["douyinkit", "DouyinVideoCache", "DouyinTestSupport", "CWebP"], swiftSettings: swiftSettings),
+        // DouyinSupport: OutputFile's tests inject disk faults through its Syscalls seam.
+        .testTarget(name: "ToolTests", dependencies: ["douyinkit", "DouyinVideoCache", "DouyinSupport", "DouyinTestSupport", "CWebP"], swiftSettings: swiftSettings),
     ]
 )
