@@ -61,7 +61,8 @@ let package = Package(
         // tool's demo, the bench and the tests. Not a library product and not test code: the
         // shipped tool links it.
         .target(name: "DouyinBackendLauncher", dependencies: ["DouyinSupport"], swiftSettings: swiftSettings),
-        .executableTarget(name: "douyinkit", dependencies: ["DouyinKit", "DouyinBackendLauncher"], swiftSettings: swiftSettings),
+        // DouyinSupport: `--out` writes through its FileIO (one write-all loop in the package).
+        .executableTarget(name: "douyinkit", dependencies: ["DouyinKit", "DouyinSupport", "DouyinBackendLauncher"], swiftSettings: swiftSettings),
         // CWebP directly: the WebP baseline is libwebp's own WebPAnimDecoder; DouyinTestSupport
         // for the loopback nginx the video benchmark downloads from.
         .executableTarget(name: "douyinkit-bench", dependencies: ["DouyinKit", "CWebP", "DouyinSupport", "DouyinBackendLauncher", "DouyinTestSupport"], swiftSettings: swiftSettings),
@@ -116,6 +117,7 @@ let package = Package(
         ),
         // Runs the built `douyinkit` binary; depending on it makes SwiftPM build it first.
         // CWebP: webp-frames output is compared with libwebp's own WebPAnimDecoder in MODE_RGBA.
-        .testTarget(name: "ToolTests", dependencies: ["douyinkit", "DouyinVideoCache", "DouyinTestSupport", "CWebP"], swiftSettings: swiftSettings),
+        // DouyinSupport: OutputFile's tests inject disk faults through its Syscalls seam.
+        .testTarget(name: "ToolTests", dependencies: ["douyinkit", "DouyinVideoCache", "DouyinSupport", "DouyinTestSupport", "CWebP"], swiftSettings: swiftSettings),
     ]
 )

@@ -145,19 +145,21 @@ public final class TwoTierCache: Sendable {
     /// neither tier has it, and says where it is: for a preloader that must not report as
     /// cached what was fetched and dropped.
     ///
-    /// - Returns: ``CacheSource/memory`` or ``CacheSource/disk`` when a tier already held it
-    ///   (`.memory` says nothing of the disk); ``CacheSource/network`` when it was downloaded
-    ///   now and stored in both tiers (in memory only when the cache has no disk tier).
+    /// - Returns: the resource's size in bytes, and its source: ``CacheSource/memory`` or
+    ///   ``CacheSource/disk`` when a tier already held it (`.memory` says nothing of the disk);
+    ///   ``CacheSource/network`` when it was downloaded now and stored in both tiers (in memory
+    ///   only when the cache has no disk tier).
     /// - Throws: the download's ``CacheError``; the disk tier's ``CacheError`` when the download
     ///   could not be stored there (``CacheError/diskFull(path:errno:)``,
     ///   ``CacheError/unwritable(path:errno:)`` for a read-only directory or a directory in the
     ///   entry's place, ``CacheError/entryTooLarge(key:size:limit:)``), the bytes then being in
     ///   memory only; ``CacheError/notStored(url:)`` when the body's length could not be checked;
     ///   `CancellationError` when the task is cancelled while it waits.
-    public func prefetch(_ url: URL, priority: DownloadPriority = .low) async throws -> CacheSource {
+    @discardableResult
+    public func prefetch(_ url: URL, priority: DownloadPriority = .low) async throws -> (byteCount: Int, source: CacheSource) {
         let answer = try await answer(url, priority: priority)
         if let failure = answer.storeFailure { throw failure }
-        return answer.source
+        return (answer.data.count, answer.source)
     }
 
     private func answer(_ url: URL, priority: DownloadPriority) async throws -> Answer {

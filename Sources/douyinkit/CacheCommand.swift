@@ -14,7 +14,8 @@ enum CacheCommand {
         guard let directory = options.string("--dir") else { throw ToolError.usage(usage) }
         let outputPath = options.string("--out")
         try options.finish()
-        // Checked before the fetch, so a refused --out costs no download.
+        // Checked before the fetch, so a refused --out costs no download; the file itself is
+        // created only once the bytes are here, so a failed download leaves nothing behind.
         var output: OutputFile? = nil
         if let outputPath { output = try OutputFile(path: outputPath) }
         let cache: TwoTierCache

@@ -84,8 +84,8 @@ enum ChatCommand {
         for await event in connection.events {
             switch event {
             case .state(let state):
-                if case .gaveUp(let reason) = state {
-                    printError("error: gave up: \(TerminalText.escaped(reason))")
+                if case .gaveUp(let error) = state {
+                    printError("error: gave up: \(TerminalText.escaped(error.description))")
                     printError("state=closed")
                 } else {
                     printError("state=\(state)")

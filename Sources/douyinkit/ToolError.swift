@@ -1,7 +1,7 @@
 import Foundation
 
 /// Why the tool stopped: a wrong command line (exit 2) or input it could not process (exit 1).
-enum ToolError: Error {
+package enum ToolError: Error {
     case usage(String)
     case failed(String)
 

@@ -35,9 +35,9 @@ struct PrefetchTests {
     @Test func saysWhereTheResourceIsHeld() async throws {
         defer { folder.remove() }
         let first = try cache()
-        #expect(try await first.prefetch(url) == .network)
-        #expect(try await first.prefetch(url) == .memory)
-        #expect(try await cache().prefetch(url) == .disk)  // a restart: the disk has it
+        #expect(try await first.prefetch(url).source == .network)
+        #expect(try await first.prefetch(url).source == .memory)
+        #expect(try await cache().prefetch(url).source == .disk)  // a restart: the disk has it
         #expect(origin.requests().filter { $0.uri == "/cover.webp" }.count == 1)
     }
 
@@ -70,7 +70,7 @@ struct PrefetchTests {
         let entry = folder.appending("images/\(TwoTierCache.key(for: url))")
         do {
             let cache = try cache()
-            #expect(try await cache.prefetch(url) == .network)
+            #expect(try await cache.prefetch(url).source == .network)
         }
         try FileManager.default.removeItem(at: entry)
         try FileManager.default.createDirectory(at: entry.appendingPathComponent("inside"), withIntermediateDirectories: true)
@@ -89,7 +89,7 @@ struct PrefetchTests {
         let victim = folder.appending("victim")
         try Data("victim's own bytes".utf8).write(to: victim)
         let cache = try cache()
-        #expect(try await cache.prefetch(url) == .network)
+        #expect(try await cache.prefetch(url).source == .network)
         for plant in ["fifo", "symlink"] {
             try FileManager.default.removeItem(at: entry)
             if plant == "fifo" {
@@ -98,7 +98,7 @@ struct PrefetchTests {
                 try FileManager.default.createSymbolicLink(at: entry, withDestinationURL: victim)
             }
             let fresh = TwoTierCache(memory: MemoryCache(), disk: cache.disk, downloader: Downloader())
-            #expect(try await fresh.prefetch(url) == .network, "\(plant)")
+            #expect(try await fresh.prefetch(url).source == .network, "\(plant)")
             #expect(fresh.disk?.data(forKey: TwoTierCache.key(for: url)) == cover, "\(plant)")
             #expect(try FileManager.default.attributesOfItem(atPath: entry.path)[.type] as? FileAttributeType == .typeRegular, "\(plant)")
         }

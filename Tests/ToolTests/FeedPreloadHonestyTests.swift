@@ -126,6 +126,13 @@ struct FeedPreloadHonestyTests {
         #expect(result.status == 1)
         #expect(videoLines(result).isEmpty, "\(result.stdout)")
         for index in [1, 3, 4, 5] { #expect(result.stderr.contains("error: video \(index) "), "\(result.stderr)") }
+        // Covers and avatars too: the image cache could not store them, so no line says they
+        // are held (it said `source=network` for images fetched and dropped).
+        #expect(result.stdout.isEmpty, "\(result.stdout)")
+        for index in 1...5 {
+            #expect(result.stderr.contains("error: cover \(index) "), "\(result.stderr)")
+            #expect(result.stderr.contains("error: avatar \(index) "), "\(result.stderr)")
+        }
     }
 
     /// Item 10: a full disk (a 300 KB tmpfs in a user namespace) gave exit 0 and lines for

@@ -40,7 +40,7 @@ struct OutputInjectionTests {
         state=connecting
         state=open
         error: \(reason)
-        error: gave up: closed for policy: \(reason)
+        error: gave up: \(reason)
         state=closed
 
         """)
@@ -58,7 +58,7 @@ struct OutputInjectionTests {
         #expect(result.stderr == """
         state=connecting
         error: \(refusal)
-        error: gave up: handshake refused: \(refusal)
+        error: gave up: \(refusal)
         state=closed
 
         """)

@@ -29,8 +29,10 @@ public final class ChatConnection: Sendable {
         case waiting(attempt: Int, delay: Duration?)
         /// Stopped by the app; final.
         case closed
-        /// Gave up: retrying cannot help (`reason` says why); final.
-        case gaveUp(reason: String)
+        /// Gave up: retrying cannot help; final. The error is the one that decided it: a
+        /// ``ChatError/handshakeRejected(status:reason:)`` with a 4xx status, or a
+        /// ``ChatError/closed(code:reason:)`` with 1008 (policy).
+        case gaveUp(ChatError)
 
         /// `idle`, `connecting`, `open`, `waiting`, `closed` or `gave-up`.
         public var description: String {

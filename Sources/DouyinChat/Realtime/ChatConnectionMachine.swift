@@ -47,7 +47,7 @@ package struct ChatConnectionMachine: Sendable {
         case waiting(token: Int)
         case offlineWaiting
         case closed
-        case gaveUp(String)
+        case gaveUp(ChatError)
     }
 
     package let policy: ReconnectPolicy
@@ -84,7 +84,7 @@ package struct ChatConnectionMachine: Sendable {
         case .waiting: .waiting(attempt: attempt, delay: lastDelay)
         case .offlineWaiting: .waiting(attempt: attempt, delay: nil)
         case .closed: .closed
-        case .gaveUp(let reason): .gaveUp(reason: reason)
+        case .gaveUp(let error): .gaveUp(error)
         }
     }
 
@@ -128,14 +128,14 @@ package struct ChatConnectionMachine: Sendable {
     /// Connection `generation` failed to open.
     package mutating func connectFailed(generation: Int, error: ChatError) -> [Action] {
         guard generation == self.generation, phase == .connecting else { return [] }
-        if let reason = Self.fatalReason(error) { return giveUp(reason, error: error) }
+        if Self.isFatal(error) { return giveUp(error) }
         return [.reportError(error)] + scheduleRetry()
     }
 
     /// Open connection `generation` ended at `now` (`error` says how).
     package mutating func disconnected(generation: Int, error: ChatError, at now: Duration) -> [Action] {
         guard generation == self.generation, case .open(let since) = phase else { return [] }
-        if let reason = Self.fatalReason(error) { return [.cancelTimers] + giveUp(reason, error: error) }
+        if Self.isFatal(error) { return [.cancelTimers] + giveUp(error) }
         if now - since >= policy.stableAfter { attempt = 0 }
         return [.cancelTimers, .reportError(error)] + scheduleRetry()
     }
@@ -204,18 +204,18 @@ package struct ChatConnectionMachine: Sendable {
         return [.report(state), .startTimer(.retry(token: token), after: delay)]
     }
 
-    private mutating func giveUp(_ reason: String, error: ChatError) -> [Action] {
-        phase = .gaveUp(reason)
+    private mutating func giveUp(_ error: ChatError) -> [Action] {
+        phase = .gaveUp(error)
         return [.reportError(error), .report(state)]
     }
 
     /// Errors that retrying cannot fix: a handshake refused with 4xx (auth, policy, wrong path)
     /// and a close with 1008 (policy violation).
-    static func fatalReason(_ error: ChatError) -> String? {
+    static func isFatal(_ error: ChatError) -> Bool {
         switch error {
-        case .handshakeRejected(let status, _) where (400..<500).contains(status): "handshake refused: \(error)"
-        case .closed(1008, _): "closed for policy: \(error)"
-        default: nil
+        case .handshakeRejected(let status, _) where (400..<500).contains(status): true
+        case .closed(1008, _): true
+        default: false
         }
     }
 }

@@ -254,8 +254,10 @@ public final class FeedPreloader: Sendable {
         case .cover, .avatar:
             guard let imageCache else { return finish(job, id: id, outcome: .failed(added: []), event: nil) }
             do {
-                let (data, source) = try await imageCache.fetch(job.url, priority: job.kind == .cover ? .high : .normal)
-                event.bytes = Int64(data.count)
+                // prefetch, not fetch: it throws when the disk tier could not store the image,
+                // so a line never says "cached" or "network" for bytes that were dropped.
+                let (byteCount, source) = try await imageCache.prefetch(job.url, priority: job.kind == .cover ? .high : .normal)
+                event.bytes = Int64(byteCount)
                 event.fetched = source == .network
                 outcome = .completed(added: [], layout: nil)
             } catch {
