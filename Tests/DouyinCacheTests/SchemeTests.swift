@@ -97,27 +97,7 @@ final class ListeningSocket: Sendable {
     private let descriptor: Int32
 
     init() throws {
-        #if canImport(Glibc)
-        let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let socketFD = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard socketFD >= 0 else { throw POSIXError(.EMFILE) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ready = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(socketFD, $0, length) == 0 && listen(socketFD, 8) == 0 && getsockname(socketFD, $0, &length) == 0
-            }
-        }
-        guard ready else {
-            close(socketFD)
-            throw POSIXError(.EADDRINUSE)
-        }
-        descriptor = socketFD
-        port = Int(UInt16(bigEndian: address.sin_port))
+        (descriptor, port) = try bindLoopback(listenBacklog: 8)
     }
 
     deinit {

@@ -157,27 +157,7 @@ public final class ScriptedHTTPServer: Sendable {
 
     /// A socket listening on a free loopback port.
     static func listenOnLoopback() throws -> (Int32, Int) {
-        #if canImport(Glibc)
-        let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let socketFD = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard socketFD >= 0 else { throw POSIXError(.EMFILE) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(socketFD, $0, length) == 0 && getsockname(socketFD, $0, &length) == 0
-            }
-        }
-        guard bound, listen(socketFD, 64) == 0 else {
-            close(socketFD)
-            throw POSIXError(.EADDRINUSE)
-        }
-        return (socketFD, Int(UInt16(bigEndian: address.sin_port)))
+        try bindLoopback(listenBacklog: 64)
     }
 }
 
