@@ -1,7 +1,7 @@
 import Foundation
 
 /// What an origin's response means for the bytes that were asked for.
-enum OriginAnswer: Equatable {
+package enum OriginAnswer: Equatable {
     /// A 206: the body is bytes `range` of the resource, no more and no fewer.
     case partial(range: Range<Int64>, info: VideoContentInfo)
     /// A 200: the body is the whole resource from byte 0 (the Range was ignored or If-Range
@@ -13,7 +13,7 @@ enum OriginAnswer: Equatable {
     /// Reads a response head against the request that produced it. Every number is checked
     /// before it is used: digits only, within ``ResourceMetadata/maxLength``, and a 206's
     /// Content-Length (when sent) equal to the bytes its Content-Range names.
-    static func parse(status: Int, headers: [String: String], for request: OriginRequest) throws(VideoCacheError) -> OriginAnswer {
+    package static func parse(status: Int, headers: [String: String], for request: OriginRequest) throws(VideoCacheError) -> OriginAnswer {
         var info = VideoContentInfo(
             mimeType: headers["content-type"],
             etag: headers["etag"],
@@ -56,7 +56,7 @@ enum OriginAnswer: Equatable {
 
     /// How the body of this answer is framed: where its first byte lies in the resource and
     /// where it must end; `nil` for a 416 (no body is read).
-    var framing: BodyFraming? {
+    package var framing: BodyFraming? {
         switch self {
         case .partial(let range, _): BodyFraming(offset: range.lowerBound, end: range.upperBound)
         case .whole(let info): BodyFraming(offset: 0, end: info.length)
@@ -71,15 +71,15 @@ enum OriginAnswer: Equatable {
 /// A body carrying more than its Content-Range (or a 200's Content-Length) named is a
 /// protocol error as soon as the first byte past that end arrives, before the chunk holding it
 /// is used; fewer is a shortfall, found when the body ends.
-struct BodyFraming: Equatable {
+package struct BodyFraming: Equatable {
     /// The resource offset of the next body byte.
-    private(set) var offset: Int64
+    package private(set) var offset: Int64
     /// Where the body must end (exclusive); `nil` when the headers did not say (a 200
     /// without Content-Length ends where its body does).
-    let end: Int64?
+    package let end: Int64?
 
     /// A body whose first byte is resource byte `offset`, ending at `end` when known.
-    init(offset: Int64, end: Int64?) {
+    package init(offset: Int64, end: Int64?) {
         self.offset = offset
         self.end = end
     }
@@ -87,7 +87,7 @@ struct BodyFraming: Equatable {
     /// Takes the next `count` body bytes; returns the resource bytes they are. Throws
     /// `invalidResponse` when they run past ``end`` (nothing of them may be used), or past the
     /// largest offset a resource may have.
-    mutating func take(_ count: Int) throws(VideoCacheError) -> Range<Int64> {
+    package mutating func take(_ count: Int) throws(VideoCacheError) -> Range<Int64> {
         let limit = end ?? ResourceMetadata.maxLength
         guard Int64(count) <= limit - offset else {
             throw .invalidResponse("the body runs past byte \(limit - 1), where its headers said it ends")
@@ -98,15 +98,15 @@ struct BodyFraming: Equatable {
 }
 
 /// A parsed `Content-Range` value: `bytes a-b/N`, `bytes a-b/*` or `bytes */N`.
-struct ContentRange: Equatable {
+package struct ContentRange: Equatable {
     /// The bytes sent (half-open), absent in the `*/N` form.
-    var range: Range<Int64>?
+    package var range: Range<Int64>?
     /// The total length, absent when `*`.
-    var length: Int64?
+    package var length: Int64?
 
     /// Parses a header value; `nil` when it is not one of the three forms, or a number is not
     /// plain digits or lies past ``ResourceMetadata/maxLength``.
-    init?(_ value: String) {
+    package init?(_ value: String) {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
         guard trimmed.lowercased().hasPrefix("bytes ") else { return nil }
         let parts = trimmed.dropFirst(6).split(separator: "/", omittingEmptySubsequences: false)
@@ -130,7 +130,7 @@ struct ContentRange: Equatable {
 
     /// A byte count or offset as HTTP writes one: ASCII digits only (no sign, no space), at
     /// most ``ResourceMetadata/maxLength``; `nil` otherwise.
-    static func number(_ text: some StringProtocol) -> Int64? {
+    package static func number(_ text: some StringProtocol) -> Int64? {
         guard !text.isEmpty, text.utf8.count <= 19, text.utf8.allSatisfy({ (48...57).contains($0) }),
               let value = Int64(text), value <= ResourceMetadata.maxLength else { return nil }
         return value

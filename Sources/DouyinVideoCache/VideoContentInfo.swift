@@ -18,7 +18,7 @@ public struct VideoContentInfo: Sendable, Hashable, Codable {
     }
 
     /// Whether the ETag is strong (not `W/`-prefixed); `false` when there is none.
-    var hasStrongETag: Bool {
+    package var hasStrongETag: Bool {
         guard let etag else { return false }
         return !etag.hasPrefix("W/")
     }
@@ -27,7 +27,7 @@ public struct VideoContentInfo: Sendable, Hashable, Codable {
     /// but only when there is no entity tag at all (never a weak tag, never a date beside a
     /// tag); `nil` when neither is usable, and then no `If-Range` is sent: a changed resource
     /// is found by comparing the answer's identity (``differs(from:)``) instead.
-    var ifRangeValidator: String? {
+    package var ifRangeValidator: String? {
         if hasStrongETag { return etag }
         if etag == nil { return lastModified }
         return nil
@@ -41,7 +41,7 @@ public struct VideoContentInfo: Sendable, Hashable, Codable {
     /// - the same weak ETag only says "equivalent", not "these bytes": a changed
     ///   Last-Modified beside it is a new version;
     /// - without ETags, a changed Last-Modified is a new version.
-    func differs(from other: VideoContentInfo) -> Bool {
+    package func differs(from other: VideoContentInfo) -> Bool {
         if let length, let otherLength = other.length, length != otherLength { return true }
         let datesDiffer = lastModified != nil && other.lastModified != nil && lastModified != other.lastModified
         if let etag, let otherTag = other.etag {

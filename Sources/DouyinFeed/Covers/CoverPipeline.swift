@@ -54,6 +54,10 @@ public final class CoverPipeline: Sendable {
         case transport(url: String, reason: String)
         /// The bytes are not a WebP this pipeline can decode.
         case undecodable(url: String, reason: String)
+        /// The origin's answer contradicts itself or the request (a body longer or shorter than
+        /// its Content-Range or Content-Length, an unreadable header); the video cache's error
+        /// says which.
+        case invalidAnswer(url: String, VideoCacheError)
 
         /// One line saying what went wrong.
         public var description: String {
@@ -61,6 +65,7 @@ public final class CoverPipeline: Sendable {
             case .httpStatus(let status, let url): "HTTP \(status) for cover \(url)"
             case .transport(let url, let reason): "cover download \(url) failed: \(reason)"
             case .undecodable(let url, let reason): "cover \(url) is not a decodable WebP: \(reason)"
+            case .invalidAnswer(let url, let error): "cover \(url): \(error)"
             }
         }
     }
@@ -80,16 +85,6 @@ public final class CoverPipeline: Sendable {
         public var pausedDownloads = 0
     }
 
-    /// A shown cover's paused download: the bytes held and what resuming them needs.
-    private struct Paused {
-        /// The file's first bytes, as received.
-        var data: Data
-        /// The first answer's ETag (or Last-Modified) for `If-Range`; `nil`: fetch it whole again.
-        var validator: String?
-        /// The file's length in bytes, from the first answer.
-        var length: Int64
-    }
-
     private struct Flight {
         let id: Int
         var priority: Priority
@@ -100,7 +95,7 @@ public final class CoverPipeline: Sendable {
         /// Set once shown: later joiners get it at once while the file finishes downloading.
         var frame: WebPCanvasFrame?
         /// Set while the download is paused after the frame, waiting for a slot to finish.
-        var paused: Paused?
+        var paused: CoverResume?
     }
 
     private struct State {
@@ -111,6 +106,8 @@ public final class CoverPipeline: Sendable {
         var statistics = Statistics()
         /// Callers of ``idle()`` waiting for the last flight to end.
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
+        /// Callers of ``joined(_:)`` waiting for a request of a URL to wait for its download.
+        var joinWaiters: [URL: [CheckedContinuation<Void, Never>]] = [:]
 
         /// The idle waiters to resume when no flight is left (taken out of the state).
         mutating func takeIdleWaitersIfIdle() -> [CheckedContinuation<Void, Never>] {
@@ -177,6 +174,19 @@ public final class CoverPipeline: Sendable {
         }
     }
 
+    /// Returns once some request for `url` waits on its download (joined, no frame yet): for
+    /// tests that must order a second cover behind the first without a sleep.
+    package func joined(_ url: URL) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                if state.flights[url]?.waiters.isEmpty == false { return true }
+                state.joinWaiters[url, default: []].append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
     /// Raises (or lowers) a waiting URL's priority: a cell scrolled into view.
     public func setPriority(_ priority: Priority, for url: URL) {
         state.withLock { $0.flights[url]?.priority = priority }
@@ -186,7 +196,7 @@ public final class CoverPipeline: Sendable {
     // MARK: Flights
 
     private func join(url: URL, priority: Priority, waiter: Int, continuation: CheckedContinuation<WebPCanvasFrame, any Error>) {
-        enum Joined { case cancelled, shown(WebPCanvasFrame), waiting }
+        enum Joined { case cancelled, shown(WebPCanvasFrame), waiting([CheckedContinuation<Void, Never>]) }
         let joined = state.withLock { state -> Joined in
             if state.cancelledEarly.remove(waiter) != nil { return .cancelled }
             if let frame = state.flights[url]?.frame { return .shown(frame) }
@@ -195,12 +205,14 @@ public final class CoverPipeline: Sendable {
             }
             state.flights[url]?.waiters[waiter] = continuation
             if let current = state.flights[url]?.priority, priority > current { state.flights[url]?.priority = priority }
-            return .waiting
+            return .waiting(state.joinWaiters.removeValue(forKey: url) ?? [])
         }
         switch joined {
         case .cancelled: continuation.resume(throwing: CancellationError())
         case .shown(let frame): continuation.resume(returning: frame)
-        case .waiting: startWaitingFlights()
+        case .waiting(let watchers):
+            for watcher in watchers { watcher.resume() }
+            startWaitingFlights()
         }
     }
 
@@ -253,12 +265,12 @@ public final class CoverPipeline: Sendable {
 
     /// After the frame: pauses this download (keeping `data`) when a cover waits for a slot
     /// to show its own first frame. Returns whether it did; the caller then stops reading.
-    private func pauseIfOthersWait(_ url: URL, flight: Int, data: Data, validator: String?, length: Int64?) -> Bool {
+    private func pauseIfOthersWait(_ url: URL, flight: Int, data: Data, info: VideoContentInfo) -> Bool {
         // Without a known length a resumed range could not be checked as complete: keep going.
-        guard let length, Int64(data.count) < length else { return false }
+        guard let length = info.length, Int64(data.count) < length else { return false }
         let paused = state.withLock { state -> Bool in
             guard state.flights[url]?.id == flight, state.flights.contains(where: { !$0.value.started }) else { return false }
-            state.flights[url]?.paused = Paused(data: data, validator: validator, length: length)
+            state.flights[url]?.paused = CoverResume(held: data, info: info)
             state.running -= 1
             state.statistics.pausedDownloads += 1
             return true
@@ -267,53 +279,77 @@ public final class CoverPipeline: Sendable {
         return paused
     }
 
-    /// Finishes a paused download: the rest of the file with `If-Range` (a 200 means the file
-    /// changed or ranges are not served: the whole new file), then stores it in the cache if
-    /// it is complete. The frame is already shown, so a failure only leaves the cover uncached.
-    private func finishPaused(_ url: URL, flight: Int, _ paused: Paused) async {
-        do {
-            var data = paused.data
-            let request = if let validator = paused.validator {
-                OriginRequest(url: url, range: Int64(data.count)..<Int64.max, ifRange: validator)
-            } else {
-                OriginRequest(url: url, range: 0..<Int64.max)
-            }
-            let response = try await origin.fetch(request)
-            let expected: Int64?
-            switch response.status {
-            case 206:
-                let range = Self.contentRange(response.headers)
-                guard let range, range.start == request.range.lowerBound, range.total == paused.length || paused.validator == nil else {
-                    throw CoverError.httpStatus(206, url: url.absoluteString)
+    /// Finishes a paused download: the rest of the file as ``CoverResume`` asks for it and
+    /// judges the answer (a 200 replaces the held bytes; a 206 of another version, or a body
+    /// longer or shorter than its range, is never spliced: the whole file is asked for once
+    /// more), then stores it in the cache if complete. The frame is already shown, so a failure
+    /// only leaves the cover uncached (the next request downloads it again).
+    private func finishPaused(_ url: URL, flight: Int, _ paused: CoverResume) async {
+        var request = paused.request(for: url)
+        while true {
+            do {
+                let response = try await origin.fetch(request)
+                let answer = try Self.answer(response, to: request)
+                var data: Data, framing: BodyFraming, length: Int64?
+                switch paused.plan(for: answer, to: request) {
+                case .append(let body): (data, framing, length) = (paused.held, body, paused.length)
+                case .replace(let body, let total): (data, framing, length) = (Data(), body, total)
+                case .refetchWhole(let reason): throw CoverError.invalidAnswer(url: url.absoluteString, .invalidResponse(reason))
                 }
-                if paused.validator == nil { data = Data() }
-                expected = range.total
-            case 200:
-                data = Data()
-                expected = response.headers["content-length"].flatMap { Int64($0) }
-            default:
-                throw CoverError.httpStatus(response.status, url: url.absoluteString)
+                try await Self.receive(response.body, into: &data, framing: &framing, url: url)
+                if length.map({ $0 == Int64(data.count) }) ?? true { try? imageCache.store(data, for: url) }
+                break
+            } catch {
+                // A ranged answer that cannot continue the held bytes: the whole file, once.
+                guard request.range.lowerBound > 0, !(error is CancellationError) else { break }
+                request = CoverResume.whole(url)
             }
-            for try await piece in response.body { data.append(piece) }
-            if expected.map({ $0 == Int64(data.count) }) ?? true { try? imageCache.store(data, for: url) }
-        } catch {
-            // Shown already; the next request for it downloads it again.
         }
         finishDownload(url, flight: flight)
     }
 
-    /// `Content-Range: bytes S-E/L` → S and L (`nil` L for `*`); `nil` when absent or unreadable.
-    static func contentRange(_ headers: [String: String]) -> (start: Int64, total: Int64?)? {
-        guard let value = headers["content-range"], value.hasPrefix("bytes ") else { return nil }
-        let parts = value.dropFirst(6).split(separator: "/", maxSplits: 1)
-        guard parts.count == 2, let dash = parts[0].firstIndex(of: "-"), let start = Int64(parts[0][..<dash]) else { return nil }
-        return (start, Int64(parts[1]))
+    /// Reads a response head by the video cache's rules; an origin status other than
+    /// 200/206 is ``CoverError/httpStatus(_:url:)``, a contradiction ``CoverError/invalidAnswer(url:_:)``.
+    private static func answer(_ response: OriginResponse, to request: OriginRequest) throws(CoverError) -> OriginAnswer {
+        let answer: OriginAnswer
+        do {
+            answer = try OriginAnswer.parse(status: response.status, headers: response.headers, for: request)
+        } catch .originStatus(let status, _) {
+            throw .httpStatus(status, url: request.url.absoluteString)
+        } catch {
+            throw .invalidAnswer(url: request.url.absoluteString, error)
+        }
+        // A cover is never asked for from past its end, so a 416 is only a refusal.
+        if case .unsatisfiable = answer { throw .httpStatus(416, url: request.url.absoluteString) }
+        return answer
     }
 
-    /// What `If-Range` can carry: a strong ETag, else Last-Modified; `nil` when neither.
-    static func validator(_ headers: [String: String]) -> String? {
-        if let etag = headers["etag"], !etag.hasPrefix("W/") { return etag }
-        return headers["last-modified"]
+    /// Takes the next body piece through `framing`: a byte past the end the headers named is an
+    /// error before any of the piece is kept.
+    private static func take(_ piece: Data, framing: inout BodyFraming, url: URL) throws(CoverError) {
+        do {
+            _ = try framing.take(piece.count)
+        } catch {
+            throw .invalidAnswer(url: url.absoluteString, error)
+        }
+    }
+
+    /// Reads the rest of `body` into `data` through `framing`; throws when it runs past the
+    /// named end, or ends before it (a shortfall).
+    private static func receive(_ body: AsyncThrowingStream<Data, any Error>, into data: inout Data,
+                                framing: inout BodyFraming, url: URL) async throws {
+        for try await piece in body {
+            try take(piece, framing: &framing, url: url)
+            data.append(piece)
+        }
+        try checkEnd(framing, url: url)
+    }
+
+    /// Throws when the body ended before the end its headers named.
+    private static func checkEnd(_ framing: BodyFraming, url: URL) throws(CoverError) {
+        if let end = framing.end, framing.offset != end {
+            throw .invalidAnswer(url: url.absoluteString, .invalidResponse("the body ended at byte \(framing.offset) of \(end)"))
+        }
     }
 
     /// Downloads `url`, trying a first frame after each piece until one decodes; resumes the
@@ -322,36 +358,44 @@ public final class CoverPipeline: Sendable {
         var data = Data()
         var shown = false
         do {
-            let response = try await origin.fetch(OriginRequest(url: url, range: 0..<Int64.max))
-            guard response.status == 200 || response.status == 206 else {
-                throw CoverError.httpStatus(response.status, url: url.absoluteString)
+            let request = CoverResume.whole(url)
+            let response = try await origin.fetch(request)
+            let answer = try Self.answer(response, to: request)
+            // A first answer is a 200 or a 206 from byte 0 (parse checked): `info.length` is
+            // the file's length when known.
+            let info: VideoContentInfo
+            switch answer {
+            case .partial(_, let answered), .whole(let answered): info = answered
+            case .unsatisfiable: throw CoverError.httpStatus(416, url: url.absoluteString)
             }
-            let length = response.status == 206 ? Self.contentRange(response.headers)?.total : response.headers["content-length"].flatMap { Int64($0) }
-            let validator = Self.validator(response.headers)
+            guard var framing = answer.framing else { throw CoverError.httpStatus(416, url: url.absoluteString) }
             for try await piece in response.body {
+                try Self.take(piece, framing: &framing, url: url)
                 data.append(piece)
                 if shown {
                     // Returning stops reading, which cancels the transfer.
-                    if pauseIfOthersWait(url, flight: flight, data: data, validator: validator, length: length) { return }
+                    if pauseIfOthersWait(url, flight: flight, data: data, info: info) { return }
                     continue
                 }
                 do {
                     if let frame = try WebPAnimation.firstFrame(ofPartialData: data, maxCanvasPixels: configuration.maxCanvasPixels) {
                         shown = true
                         resume(url, flight: flight, with: .success(frame), progressive: true)
-                        if pauseIfOthersWait(url, flight: flight, data: data, validator: validator, length: length) { return }
+                        if pauseIfOthersWait(url, flight: flight, data: data, info: info) { return }
                     }
                 } catch {
                     throw CoverError.undecodable(url: url.absoluteString, reason: "\(error)")
                 }
             }
+            try Self.checkEnd(framing, url: url)
             if !shown {
                 // Complete but no first frame yet (a tiny file arriving in one piece).
                 let frame = try await decodeFirstFrame(of: data, url: url)
                 shown = true
                 resume(url, flight: flight, with: .success(frame), progressive: false)
             }
-            try? imageCache.store(data, for: url)
+            // A 206 that sent fewer bytes than the file has is shown but not stored as whole.
+            if info.length.map({ $0 == Int64(data.count) }) ?? true { try? imageCache.store(data, for: url) }
         } catch {
             let failure: any Error = if error is CancellationError || (error as? VideoCacheError) == .cancelled {
                 CancellationError()
