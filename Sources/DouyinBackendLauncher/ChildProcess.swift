@@ -62,3 +62,26 @@ extension Pipe {
         return String(decoding: line, as: UTF8.self)
     }
 }
+
+/// Starts a stand-in server: `python script --port 0 arguments…`, its stderr passed through, and
+/// reads the line it prints once bound, `listening on HOST:PORT`.
+/// - Returns: the running process and the port it printed.
+/// - Throws: ``LocalBackend/StartError`` naming `name` (the process ended and waited for) when
+///   the first line is anything else.
+package func startServer(_ name: String, python: String, script: URL, arguments: [String] = []) throws -> (Process, Int) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: python)
+    process.arguments = [script.path, "--port", "0"] + arguments
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.standardError
+    try process.run()
+    let text = output.firstLine()
+    guard text.hasPrefix("listening on "),
+          let port = text.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) else {
+        process.terminate()
+        process.waitUntilExit()
+        throw LocalBackend.StartError(description: "\(name) did not start (it printed \(text.debugDescription))")
+    }
+    return (process, port)
+}

@@ -108,20 +108,11 @@ public final class LocalBackend: Sendable {
         guard let python = Self.python else {
             throw StartError(description: "no Python 3 with the websockets package: on Debian `apt-get install python3-websockets` (then /usr/bin/python3 has it), on macOS `pip3 install websockets`; or set DOUYIN_PYTHON")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [Self.script.path, "--port", "0", "--fixtures", fixtures.path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.standardError
-        try process.run()
-        // The script prints `listening on HOST:PORT` once bound; reading blocks until then.
-        let text = output.firstLine()
-        guard text.hasPrefix("listening on "), let port = text.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }),
-              let baseURL = URL(string: "http://127.0.0.1:\(port)/douyin/") else {
+        let (process, port) = try startServer("the backend", python: python, script: Self.script, arguments: ["--fixtures", fixtures.path])
+        guard let baseURL = URL(string: "http://127.0.0.1:\(port)/douyin/") else {
             process.terminate()
             process.waitUntilExit()
-            throw StartError(description: "the backend did not start (it printed \(text.debugDescription))")
+            throw StartError(description: "the backend printed port \(port), which makes no URL")
         }
         self.port = port
         self.baseURL = baseURL

@@ -28,19 +28,7 @@ public final class HostileOrigin: Sendable {
         guard let python = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             throw LocalBackend.StartError(description: "no python3 found for the hostile origin")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [Self.script.path, "--port", "0"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.standardError
-        try process.run()
-        let text = output.firstLine()
-        guard text.hasPrefix("listening on "), let port = text.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) else {
-            process.terminate()
-            process.waitUntilExit()
-            throw LocalBackend.StartError(description: "the hostile origin did not start (it printed \(text.debugDescription))")
-        }
+        let (process, port) = try startServer("the hostile origin", python: python, script: Self.script)
         self.port = port
         self.process = LockedBox(process)
     }

@@ -58,10 +58,13 @@ final class Exchange: Sendable {
     /// with `URLError.timedOut`, however busy the connection was meanwhile (a body trickling a
     /// byte at a time, `102 Processing` again and again).
     func run(_ task: URLSessionDataTask, until deadline: ContinuousClock.Instant) async throws -> ExchangeOutcome {
-        let timer = Task {
-            try await Task.sleep(until: deadline, clock: .continuous)
-            self.finish(.failure(.transport(URLError(.timedOut))))
-        }
+        // The deadline fires on a dispatch queue of its own, not in a Task: when the cooperative
+        // pool's threads are all busy (the whole test suite under Thread Sanitizer), a
+        // `Task.sleep` timer ran only after the origin gave up 60 s later, and the exchange
+        // ended with the lost connection instead of the timeout.
+        let timer = DispatchWorkItem { [self] in finish(.failure(.transport(URLError(.timedOut)))) }
+        let remaining = max(ContinuousClock.now.duration(to: deadline), .zero)
+        Self.deadlines.asyncAfter(deadline: .now() + APIClient.seconds(remaining), execute: timer)
         defer { timer.cancel() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ExchangeOutcome, any Error>) in
@@ -105,6 +108,10 @@ final class Exchange: Sendable {
         let box = TaskBox(task: task)
         DispatchQueue.global().async { box.task.cancel() }
     }
+
+    /// Where deadlines fire: a serial queue of its own gets a thread even while the global
+    /// queue's and the task pool's are busy.
+    private static let deadlines = DispatchQueue(label: "DouyinAPI.Exchange.deadlines")
 
     private struct TaskBox: @unchecked Sendable {
         // @unchecked: a task is safe to cancel from any thread; nothing else is done with it.
