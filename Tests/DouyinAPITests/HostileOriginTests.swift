@@ -12,6 +12,10 @@ import Testing
         var configuration = APIClient.Configuration()
         configuration.retry.maximumRetries = 0
         configuration.maximumBodySize = 1 << 20
+        // A deadline far from any test's work: under Thread Sanitizer, with the whole suite
+        // keeping the task pool busy, a two-hop 307 exchange once took longer than the default
+        // 15 s. The deadline tests set their own (1 s).
+        configuration.timeout = .seconds(120)
         configure(&configuration)
         return APIClient(baseURL: base, configuration: configuration, clock: TestClock())
     }
