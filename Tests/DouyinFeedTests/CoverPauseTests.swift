@@ -63,12 +63,13 @@ actor OriginGate {
 
 @Suite("Cover pipeline: a shown cover pauses for one still waiting", .serialized)
 struct CoverPauseTests {
-    /// Given one download slot and covers A then B (80 KB each at 8 KB/s: slow enough that A
+    /// Given one download slot and covers A then B (80 KB each at 2 KB/s: slow enough that A
     /// cannot finish before B waits, even when a loaded machine starts B's task late; at
-    /// 64 KB/s a fresh-clone run saw A done first): A shows its frame while B waits for the slot, so A pauses and B gets the slot; B's fetch is held at the gate
+    /// 64 KB/s a fresh-clone run saw A done first, and at 8 KB/s one under Thread Sanitizer,
+    /// whose task pool stayed busy for over 10 s): A shows its frame while B waits for the slot, so A pauses and B gets the slot; B's fetch is held at the gate
     /// until the test has looked (A is then certainly paused: B could not have started before).
     func run(changeAWhilePaused: Bool) async throws -> (nginx: NginxOrigin, gate: OriginGate, covers: CoverPipeline, images: TwoTierCache, a: URL, b: URL, folder: TemporaryDirectory) {
-        let nginx = try NginxOrigin(extraLocations: "location /slow/ { limit_rate 8k; sendfile_max_chunk 8k; }")
+        let nginx = try NginxOrigin(extraLocations: "location /slow/ { limit_rate 2k; sendfile_max_chunk 2k; }")
         try nginx.serve(try Fixtures.data("webp/bench/cover-lossy-0.webp"), at: "/slow/a.webp")
         try nginx.serve(try Fixtures.data("webp/bench/cover-lossy-1.webp"), at: "/slow/b.webp")
         let a = nginx.url("/slow/a.webp"), b = nginx.url("/slow/b.webp")
