@@ -51,7 +51,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // Group chat: emotion codec, timeline, realtime client with its own RFC 6455 transport.
-        .target(name: "DouyinChat", dependencies: ["DouyinModels", "DouyinAPI", "DouyinSupport"], swiftSettings: swiftSettings),
+        // On Linux its wss:// runs on OpenSSL (Debian libssl-dev); Apple uses URLSession's TLS.
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        // zlib (Debian zlib1g-dev) for permessage-deflate on the own client, Linux only.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(
+            name: "DouyinChat",
+            dependencies: ["DouyinModels", "DouyinAPI", "DouyinSupport", .target(name: "COpenSSL", condition: .when(platforms: [.linux])),
+                           .target(name: "CZlib", condition: .when(platforms: [.linux]))],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "DouyinKit",
             dependencies: ["DouyinModels", "DouyinGift", "DouyinCache", "DouyinWebP", "DouyinVideoCache", "DouyinFeed", "DouyinAPI", "DouyinChat"],

@@ -1,7 +1,24 @@
 #!/bin/sh
 # Installs what DouyinKit needs and this machine lacks. `install-deps.sh` installs the build
-# dependency (libwebp); `install-deps.sh test` adds what the tests use (nginx, libwebp's tools).
+# dependency (libwebp); `install-deps.sh test` adds what the tests use (nginx, libwebp's tools,
+# and the Autobahn case runner kosoku 0.1.0 from PyPI in .build/autobahn-venv).
 set -eu
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+
+# The Autobahn WebSocket suite's case files, run from Python 3 by kosoku (pinned): its own
+# virtual environment, so nothing is installed into the system's Python.
+autobahn_venv() {
+    venv="$root/.build/autobahn-venv"
+    if "$venv/bin/python" -c 'import kosoku' >/dev/null 2>&1; then return 0; fi
+    mkdir -p "$root/.build"
+    if [ -x /usr/bin/python3 ]; then /usr/bin/python3 -m venv "$venv"; else python3 -m venv "$venv"; fi
+    "$venv/bin/pip" install --quiet --disable-pip-version-check 'kosoku==0.1.0'
+}
+finish() {
+    if [ "${1:-}" = "test" ]; then autobahn_venv; fi
+    exit 0
+}
 
 missing_debian=""
 missing_brew=""
@@ -22,17 +39,18 @@ if [ "${1:-}" = "test" ]; then
         python3 -c "import websockets" >/dev/null 2>&1 || pip3 install websockets
     else
         want "/usr/bin/python3 -c 'import websockets'" python3-websockets python3-websockets
+        want "/usr/bin/python3 -c 'import ensurepip, venv'" python3-venv python3-venv
     fi
 fi
 
-[ -z "$missing_debian" ] && exit 0
+[ -z "$missing_debian" ] && finish "${1:-}"
 
 if [ "$(uname -s)" = "Darwin" ]; then
     if command -v brew >/dev/null 2>&1; then
         echo "installing with brew:$missing_brew"
         # shellcheck disable=SC2086
         brew install $missing_brew
-        exit 0
+        finish "${1:-}"
     fi
     echo "error: missing$missing_brew; install Homebrew, then run: brew install$missing_brew" >&2
     exit 1
@@ -51,7 +69,7 @@ if command -v apt-get >/dev/null 2>&1; then
     $as_root apt-get update -qq
     # shellcheck disable=SC2086
     DEBIAN_FRONTEND=noninteractive $as_root apt-get install -y -qq --no-install-recommends $missing_debian
-    exit 0
+    finish "${1:-}"
 fi
 
 echo "error: missing$missing_debian and no apt-get or brew here; install them by hand" >&2

@@ -1,10 +1,22 @@
 import DouyinAPI
+import DouyinSupport
 import Foundation
 
 /// What went wrong in DouyinChat: connecting, the WebSocket protocol, the server's messages.
 public enum ChatError: Error, Sendable, Hashable {
-    /// The URL is not a `ws://` (or, for URLSession, `wss://`) URL with a host.
+    /// A request header the caller gave cannot be sent (a line break in a name or value); the
+    /// text says which. Never retried.
     case invalidURL(String)
+    /// The URL can never be opened: a scheme other than `ws`/`wss`, no host, a port outside
+    /// 1-65535, or `wss://` on a transport without TLS; `reason` names the problem. Never retried.
+    case unusableURL(url: String, reason: String)
+    /// The server's TLS certificate did not verify against the trust anchors (the system store
+    /// or the configured PEM): self-signed, another host's, expired, or from an untrusted CA.
+    /// `reason` is the verifier's. No HTTP request was sent; never retried.
+    case certificateRejected(host: String, reason: String)
+    /// The TLS handshake failed for another reason than the certificate (no common protocol
+    /// version or cipher, a reset mid-handshake …); OpenSSL's text. Retried with backoff.
+    case tlsFailed(String)
     /// The host name did not resolve; `message` is the resolver's.
     case hostNotFound(host: String, message: String)
     /// The TCP connection failed; `errno` is the C error code (`ECONNREFUSED` …).
@@ -92,7 +104,10 @@ extension ChatError: CustomStringConvertible {
     /// One line a person can act on.
     public var description: String {
         switch self {
-        case .invalidURL(let url): "not a WebSocket URL: \(url) (expected ws://host:port/path)"
+        case .invalidURL(let why): "cannot send the request: \(why)"
+        case .unusableURL(let url, let reason): "cannot open \(url): \(reason)"
+        case .certificateRejected(let host, let reason): "the TLS certificate of \(host) did not verify: \(reason)"
+        case .tlsFailed(let why): "TLS handshake failed: \(why)"
         case .hostNotFound(let host, let message): "cannot resolve \(host): \(message)"
         case .connectFailed(let host, let port, let code): "cannot connect to \(host):\(port): \(String(cString: strerror(code))) (errno \(code))"
         case .timedOut(let stage): "timed out during \(stage)"
@@ -106,6 +121,21 @@ extension ChatError: CustomStringConvertible {
         case .pongTimeout: "no pong within the heartbeat timeout: connection dead"
         case .badMessage(let path): "pushed message is not a GroupChat (at \(path))"
         case .gapFillFailed(let failure): "could not fill the gap after reconnecting: \(failure)"
+        }
+    }
+}
+
+extension ChatError {
+    /// `error` as a ``ChatError``: a socket failure becomes the case of the same name; any other
+    /// error that is not already a ``ChatError`` counts as a lost connection.
+    static func from(_ error: any Error) -> ChatError {
+        if let chat = error as? ChatError { return chat }
+        switch error as? SocketError {
+        case .hostNotFound(let host, let message)?: return .hostNotFound(host: host, message: message)
+        case .connectFailed(let host, let port, let code)?: return .connectFailed(host: host, port: port, errno: code)
+        case .timedOut(let stage)?: return .timedOut(stage: stage)
+        case .connectionLost(let code)?: return .connectionLost(errno: code)
+        case nil: return .connectionLost(errno: 0)
         }
     }
 }

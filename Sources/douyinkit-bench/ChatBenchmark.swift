@@ -6,7 +6,7 @@ import Foundation
 /// method (NSRegularExpression `\[.*?\]`, a dictionary lookup per match, text between matches
 /// kept as segments) on the same text, run as interleaved pairs.
 enum ChatBenchmark {
-    static func run() throws {
+    static func run() async throws {
         let codec = EmotionCodec()
         let log = chatLog(bytes: 1 << 20, table: codec.table)
         let regex = try NSRegularExpression(pattern: #"\[.*?\]"#)
@@ -44,6 +44,7 @@ enum ChatBenchmark {
         print("  regex + dictionary (baseline)  median \(fixed(comparison.medianBaseline * 1000, 1)) ms")
         print("  EmotionCodec.segments          median \(fixed(comparison.medianSubject * 1000, 1)) ms  \(fixed(Double(log.utf8.count) / comparison.medianSubject / 1e6, 0)) MB/s")
         print("  speed-up baseline / codec: \(comparison.summary(.speedup, target: 10))")
+        try await ChatRealtimeBenchmark.run()
     }
 
     /// A deterministic chat log of about `bytes` UTF-8 bytes: Chinese and Latin text, emoji,

@@ -14,6 +14,7 @@ let verbs: [String: ([String]) async throws -> Void] = [
     "api": APICommand.run,
     "emotions": EmotionsCommand.run,
     "chat": ChatCommand.run,
+    "ws": WsEchoCommand.run,
 ]
 
 guard let verb = arguments.first, let command = verbs[verb] else {
@@ -28,7 +29,8 @@ guard let verb = arguments.first, let command = verbs[verb] else {
       gift-sim <script> [--tracks N] [--combo-window MS] [--max-combo N]
       api <endpoint> [name=value ...] --base <url> [--pages N] [--fallback <dir>] [--file <path>]
       emotions parse <text> [--table <emotion.json>]
-      chat listen <ws-url> [--udid U] [--count N] [--timeout S]
+      chat listen <ws-or-wss-url> [--udid U] [--count N] [--timeout S] [--cacert <pem>] [--heartbeat S] [--pong-timeout S] [--retry-cap S]
+      ws echo <ws-or-wss-url> [--cacert <pem>] [--timeout S]
     """).exit()
 }
 do {

@@ -51,7 +51,12 @@ struct HandshakeAnswerTests {
         ("barelf", "bare CR or LF"),
         ("emptyextension", "extensions the client did not offer"),
         // Refused before too; kept here so every rule has its real server.
-        ("extension", "extensions the client did not offer: \"permessage-deflate\""),
+        ("extension", "extensions the client did not offer: \"x-webkit-deflate-frame\""),
+        // permessage-deflate is offered, but only as RFC 7692 §7.1 allows it back.
+        ("deflatebits", "server_max_window_bits=16 is not 8-15"),
+        ("deflateunknown", "parameter \"x_param\" is not one the client can accept"),
+        ("deflatetwice", "more than one extension"),
+        ("deflaterepeat", "server_no_context_takeover given twice"),
         ("noupgrade", "Upgrade is missing"),
         ("upgradeother", "Upgrade is \"h2c\""),
         ("upgradelist", "Upgrade is \"websocket, h2c\""),
@@ -64,6 +69,15 @@ struct HandshakeAnswerTests {
     func aBrokenAnswerFailsTheConnection(name: String, expected: String) async throws {
         let why = await invalidReason(name)
         #expect(why?.contains(expected) == true, "\(name): \(why ?? "-")")
+    }
+
+    /// permessage-deflate comes back only where the client offered it.
+    @Test func deflateIsAcceptedOnlyWhenOffered() async throws {
+        #expect(try await connect("deflate")?.isAttackerMessage == true)
+        let plain = POSIXWebSocketTransport(configuration: .init(handshakeTimeout: .seconds(5), closeTimeout: .milliseconds(100), compression: false))
+        await #expect(throws: ChatError.handshakeInvalid("the server chose extensions the client did not offer: \"permessage-deflate\"")) {
+            _ = try await plain.connect(to: server.rawURL("/raw/answer?case=deflate"), headers: [:])
+        }
     }
 
     @Test func aStatusOtherThan101IsARefusal() async throws {

@@ -125,7 +125,7 @@ struct WebSocketClientTests {
         await #expect(throws: ChatError.handshakeRejected(status: 403, reason: "Forbidden")) {
             _ = try await transport.connect(to: server.url("/reject?status=403"), headers: [:])
         }
-        await #expect(throws: ChatError.invalidURL("http://127.0.0.1/x")) {
+        await #expect(throws: ChatError.unusableURL(url: "http://127.0.0.1/x", reason: "unsupported scheme http:// (expected ws:// or wss://)")) {
             _ = try await transport.connect(to: URL(string: "http://127.0.0.1/x")!, headers: [:])
         }
         // A port nobody listens on: ECONNREFUSED.

@@ -18,6 +18,7 @@ import json
 import os
 import struct
 import sys
+import zlib
 from urllib.parse import urlparse, parse_qs
 
 from ws_protocol import AsyncPeer
@@ -173,7 +174,12 @@ ANSWERS = {
     "protocol": answer(extra="Sec-WebSocket-Protocol: chat"),
     "emptyprotocol": answer(extra="Sec-WebSocket-Protocol: "),
     "protocollist": answer(extra="Sec-WebSocket-Protocol: chat, superchat"),
-    "extension": answer(extra="Sec-WebSocket-Extensions: permessage-deflate"),
+    "extension": answer(extra="Sec-WebSocket-Extensions: x-webkit-deflate-frame"),
+    "deflate": answer(extra="Sec-WebSocket-Extensions: permessage-deflate"),
+    "deflatebits": answer(extra="Sec-WebSocket-Extensions: permessage-deflate; server_max_window_bits=16"),
+    "deflateunknown": answer(extra="Sec-WebSocket-Extensions: permessage-deflate; x_param"),
+    "deflatetwice": answer(extra="Sec-WebSocket-Extensions: permessage-deflate, permessage-deflate"),
+    "deflaterepeat": answer(extra="Sec-WebSocket-Extensions: permessage-deflate; server_no_context_takeover; server_no_context_takeover"),
     "emptyextension": answer(extra="Sec-WebSocket-Extensions: "),
     "status200": answer(status="HTTP/1.1 200 OK"),
     "statusplus": answer(status="HTTP/1.1 +101 Switching Protocols"),
@@ -257,6 +263,56 @@ async def raw_client(reader, writer):
         if route == "/raw/checkmask":
             # Answers with what it saw: every client frame must be masked.
             pass
+        if route == "/raw/checkdeflate":
+            # Accepts permessage-deflate with `answer` as its parameters, reads one client frame
+            # and answers (uncompressed) with what it saw: RSV1, the wire length, and the
+            # inflated payload's SHA-1.
+            params = args.get("answer", "")
+            writer.write(("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                          f"Sec-WebSocket-Accept: {good}\r\nSec-WebSocket-Extensions: permessage-deflate{params}\r\n"
+                          f"X-Offer: {headers.get('sec-websocket-extensions', '')}\r\n\r\n").encode())
+            await writer.drain()
+            head = await reader.readexactly(2)
+            n = head[1] & 0x7F
+            if n == 126:
+                n = struct.unpack("!H", await reader.readexactly(2))[0]
+            elif n == 127:
+                n = struct.unpack("!Q", await reader.readexactly(8))[0]
+            mask = await reader.readexactly(4)
+            payload = bytes(b ^ mask[i % 4] for i, b in enumerate(await reader.readexactly(n)))
+            rsv1 = bool(head[0] & 0x40)
+            data = zlib.decompressobj(-15).decompress(payload + b"\x00\x00\xff\xff") if rsv1 else payload
+            reply = f"rsv1={int(rsv1)} wire={n} sha1={hashlib.sha1(data).hexdigest()} offer={headers.get('sec-websocket-extensions', '')}"
+            writer.write(frame(1, reply.encode()))
+            await writer.drain()
+            await asyncio.sleep(3600)
+            return
+        if route in ("/raw/bomb", "/raw/deflated"):
+            # permessage-deflate accepted, then one compressed text message (RSV1): `/raw/bomb`
+            # inflates to `mib` MiB of "a" (deflate's ratio caps near 1:1000, so 1 GiB is a
+            # ~1 MiB frame); `/raw/deflated` is "hello " × `count`, twice, with context
+            # takeover (the second message refers back into the first).
+            writer.write(("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                          f"Sec-WebSocket-Accept: {good}\r\nSec-WebSocket-Extensions: permessage-deflate\r\n\r\n").encode())
+            compressor = zlib.compressobj(6, zlib.DEFLATED, -15)
+            if route == "/raw/bomb":
+                block = b"a" * (1 << 20)
+                mib = int(args.get("mib", 1024))
+                # Seconds of CPU: off the event loop, so the other routes keep answering.
+                body = await asyncio.get_running_loop().run_in_executor(
+                    None, lambda: b"".join(compressor.compress(block) for _ in range(mib)) + compressor.flush(zlib.Z_SYNC_FLUSH))
+                messages = [body]
+            else:
+                text = b"hello " * int(args.get("count", 1000))
+                messages = [compressor.compress(text) + compressor.flush(zlib.Z_SYNC_FLUSH) for _ in range(2)]
+            for message in messages:
+                assert message.endswith(b"\x00\x00\xff\xff")
+                writer.write(frame(1, message[:-4], rsv=4))
+            await writer.drain()
+            opcode, _, payload = await asyncio.wait_for(read_client_frame(reader), 30)
+            CLOSES[route] = struct.unpack("!H", payload[:2])[0] if opcode == 8 and len(payload) >= 2 else -opcode
+            CLOSE_EVENTS.setdefault(route, asyncio.Event()).set()
+            return
         writer.write(("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                       f"Sec-WebSocket-Accept: {good}\r\n\r\n").encode())
         await writer.drain()

@@ -65,7 +65,10 @@ public final class ChatConnection: Sendable {
         public var heartbeat: Duration
         /// A ping unanswered this long means the connection is dead. 10 s by default.
         public var pongTimeout: Duration
-        /// How many message ids are remembered for de-duplication. 10,000 by default.
+        /// How many message ids are remembered for de-duplication: the window of the most recent
+        /// ids delivered (a ring, so memory stays bounded however many messages arrive; about
+        /// 1 MB for the default). A message whose id left the window counts as new. 10,000 by
+        /// default; values below 1 count as 1.
         public var rememberedIDs: Int
 
         /// A configuration; every argument has the documented default.
@@ -81,8 +84,7 @@ public final class ChatConnection: Sendable {
         var machine: ChatConnectionMachine
         var connections: [Int: any WebSocketConnection] = [:]
         var timers: [Int: Task<Void, Never>] = [:]
-        var seen = Set<String>()
-        var seenOrder: [String] = []
+        var seen: RecentIDs
         var finished = false
     }
 
@@ -117,7 +119,8 @@ public final class ChatConnection: Sendable {
         sleep = { try await clock.sleep(until: clock.now.advanced(by: $0), tolerance: nil) }
         elapsed = { start.duration(to: clock.now) }
         core = LockedBox(Core(machine: ChatConnectionMachine(policy: configuration.reconnect, heartbeat: configuration.heartbeat,
-                                                              pongTimeout: configuration.pongTimeout, random: random)))
+                                                              pongTimeout: configuration.pongTimeout, random: random),
+                              seen: RecentIDs(capacity: configuration.rememberedIDs)))
         (events, continuation) = AsyncStream.makeStream(of: Event.self)
     }
 
@@ -259,21 +262,12 @@ public final class ChatConnection: Sendable {
 
     /// Yields `message` unless its id was delivered before.
     private func deliver(_ message: GroupChat) {
-        let isNew = core.withLock { core -> Bool in
-            guard core.seen.insert(message.id).inserted else { return false }
-            core.seenOrder.append(message.id)
-            if core.seenOrder.count > configuration.rememberedIDs {
-                let dropped = core.seenOrder.count - configuration.rememberedIDs
-                for id in core.seenOrder.prefix(dropped) { core.seen.remove(id) }
-                core.seenOrder.removeFirst(dropped)
-            }
-            return true
-        }
+        let isNew = core.withLock { $0.seen.insert(message.id) }
         if isNew { continuation.yield(.message(message)) }
     }
 
     private static func chatError(_ error: any Error) -> ChatError {
-        (error as? ChatError) ?? .connectionLost(errno: 0)
+        ChatError.from(error)
     }
 }
 

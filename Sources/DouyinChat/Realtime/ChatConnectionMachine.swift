@@ -209,11 +209,17 @@ package struct ChatConnectionMachine: Sendable {
         return [.reportError(error), .report(state)]
     }
 
-    /// Errors that retrying cannot fix: a handshake refused with 4xx (auth, policy, wrong path)
-    /// and a close with 1008 (policy violation).
+    /// Errors that retrying cannot fix, so the connection gives up at once with the reason: a URL
+    /// that can never be opened (scheme, host, port, `wss://` without TLS), a request header that
+    /// cannot be sent, a certificate that does not verify, a transport that cannot do WebSockets
+    /// here, a handshake refused with 4xx (auth, policy, wrong path; but 408 and 429 ask the
+    /// client to come back later), and a close with 1008 (policy violation). Everything else —
+    /// refused, reset, timeouts, 5xx, a close with 1001 (going away) or 1011 (server error), a
+    /// lost pong — is the network or the server's passing state: back off and retry.
     static func isFatal(_ error: ChatError) -> Bool {
         switch error {
-        case .handshakeRejected(let status, _) where (400..<500).contains(status): true
+        case .unusableURL, .invalidURL, .certificateRejected, .unsupported: true
+        case .handshakeRejected(let status, _) where (400..<500).contains(status): status != 408 && status != 429
         case .closed(1008, _): true
         default: false
         }

@@ -11,7 +11,8 @@
 ///   `upgrade` token (ignoring case);
 /// - `Sec-WebSocket-Accept` is not exactly the key's SHA-1 answer (a field sent twice is
 ///   joined with `, ` as HTTP says, and so never matches);
-/// - `Sec-WebSocket-Extensions` is present at all: the client offers no extension;
+/// - `Sec-WebSocket-Extensions` is present when the client offered none, or is anything but
+///   one permessage-deflate with parameters the client can honour (``DeflateNegotiation``);
 /// - `Sec-WebSocket-Protocol` is present when the client offered none, or names anything but
 ///   exactly one of the protocols it offered.
 package struct HandshakeAnswer: Sendable, Hashable {
@@ -58,9 +59,10 @@ package struct HandshakeAnswer: Sendable, Hashable {
         self.fields = fields
     }
 
-    /// Checks the answer to a request that sent `key` and offered `protocols` (empty: none);
-    /// returns the protocol the server chose, `nil` when it chose none.
-    package func validate(key: String, protocols: [String]) throws(ChatError) -> String? {
+    /// Checks the answer to a request that sent `key`, offered `protocols` (empty: none) and,
+    /// with `offeredDeflate`, permessage-deflate; returns the protocol the server chose, `nil`
+    /// when it chose none (``deflate`` says what it made of the offer).
+    package func validate(key: String, protocols: [String], offeredDeflate: Bool = false) throws(ChatError) -> String? {
         guard status == 101 else { throw .handshakeRejected(status: status, reason: reason) }
         guard let upgrade = fields["upgrade"], upgrade.lowercased() == "websocket" else {
             throw .handshakeInvalid("Upgrade is \(Self.quoted(fields["upgrade"])), not websocket")
@@ -73,7 +75,8 @@ package struct HandshakeAnswer: Sendable, Hashable {
             throw .handshakeInvalid("Sec-WebSocket-Accept \(Self.quoted(fields["sec-websocket-accept"])) does not match the key")
         }
         if let extensions = fields["sec-websocket-extensions"] {
-            throw .handshakeInvalid("the server chose extensions the client did not offer: \"\(extensions)\"")
+            guard offeredDeflate else { throw .handshakeInvalid("the server chose extensions the client did not offer: \"\(extensions)\"") }
+            _ = try DeflateNegotiation.accepted(extensions)
         }
         guard let chosen = fields["sec-websocket-protocol"] else { return nil }
         guard protocols.contains(chosen) else {
@@ -81,6 +84,12 @@ package struct HandshakeAnswer: Sendable, Hashable {
             throw .handshakeInvalid("the server chose the subprotocol \"\(chosen)\" (\(offered))")
         }
         return chosen
+    }
+
+    /// The permessage-deflate parameters the server accepted; `nil` when it accepted none.
+    /// Call after ``validate(key:protocols:offeredDeflate:)``.
+    package var deflate: DeflateNegotiation? {
+        get throws(ChatError) { try DeflateNegotiation.accepted(fields["sec-websocket-extensions"]) }
     }
 
     /// The protocols a request's `headers` offer in `Sec-WebSocket-Protocol` (any case of the

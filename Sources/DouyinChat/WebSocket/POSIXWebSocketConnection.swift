@@ -9,6 +9,8 @@ final class POSIXWebSocketConnection: WebSocketConnection, @unchecked Sendable {
     // everything else mutable lives in `state`.
     private struct State {
         var closing = false
+        /// Both close frames went across (whoever sent the first).
+        var closeHandshakeDone = false
         var descriptorClosed = false
         var finished = false
         var nextPing: UInt32 = 0
@@ -18,16 +20,18 @@ final class POSIXWebSocketConnection: WebSocketConnection, @unchecked Sendable {
 
     let messages: AsyncThrowingStream<WebSocketMessage, any Error>
     private let continuation: AsyncThrowingStream<WebSocketMessage, any Error>.Continuation
-    private let socket: POSIXSocket
+    private let socket: any ByteStream
     private let configuration: POSIXWebSocketTransport.Configuration
     private let state = LockedBox(State())
     private let writeLock = LockedBox(())
+    private let compression: MessageCompression
     /// Bytes read but not yet parsed; touched only by the reader thread.
     private var buffer: [UInt8]
     private var bufferStart = 0
 
-    init(socket: POSIXSocket, leftover: [UInt8], configuration: POSIXWebSocketTransport.Configuration) {
+    init(socket: any ByteStream, leftover: [UInt8], configuration: POSIXWebSocketTransport.Configuration, deflate: DeflateNegotiation? = nil) {
         self.socket = socket
+        compression = MessageCompression(deflate)
         self.configuration = configuration
         buffer = leftover
         (messages, continuation) = AsyncThrowingStream.makeStream(of: WebSocketMessage.self)
@@ -43,8 +47,19 @@ final class POSIXWebSocketConnection: WebSocketConnection, @unchecked Sendable {
     // MARK: - WebSocketConnection
 
     func send(text: String) async throws {
-        try write(.text, Array(text.utf8))
+        try write(.text, Array(text.utf8), message: true)
     }
+
+    func send(_ message: WebSocketMessage) async throws {
+        switch message {
+        case .text(let text): try write(.text, Array(text.utf8), message: true)
+        case .binary(let data): try write(.binary, Array(data), message: true)
+        }
+    }
+
+    /// Whether the closing handshake completed: a close frame went each way, whoever sent the
+    /// first (this side included, when it failed a connection whose peer broke the protocol).
+    var closingHandshakeCompleted: Bool { state.withLock { $0.closeHandshakeDone } }
 
     func ping() async throws {
         try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
@@ -96,14 +111,17 @@ final class POSIXWebSocketConnection: WebSocketConnection, @unchecked Sendable {
 
     // MARK: - Writing
 
-    private func write(_ opcode: WebSocketFrame.Opcode, _ payload: [UInt8]) throws {
+    /// Sends one frame; a data `message` is compressed first when permessage-deflate was
+    /// negotiated (under the write lock: the compressor is one stream).
+    private func write(_ opcode: WebSocketFrame.Opcode, _ payload: [UInt8], message: Bool = false) throws {
         var generator = SystemRandomNumberGenerator()
         let key = UInt32.random(in: .min ... .max, using: &generator)
-        let frame = WebSocketFrame.encode(opcode, payload: payload,
-                                          mask: (UInt8(key >> 24), UInt8(key >> 16 & 0xFF), UInt8(key >> 8 & 0xFF), UInt8(key & 0xFF)))
+        let mask = (UInt8(key >> 24), UInt8(key >> 16 & 0xFF), UInt8(key >> 8 & 0xFF), UInt8(key & 0xFF))
         try writeLock.withLock { _ in
             if state.withLock({ $0.descriptorClosed }) { throw ChatError.connectionLost(errno: EBADF) }
-            try socket.sendAll(frame)
+            let (body, compressed) = message ? compression.outgoing(payload) : (payload: payload, compressed: false)
+            let frame = WebSocketFrame.encode(opcode, payload: body, compressed: compressed, mask: mask)
+            do { try socket.sendAll(frame) } catch { throw ChatError.from(error) }
         }
     }
 
@@ -114,7 +132,7 @@ final class POSIXWebSocketConnection: WebSocketConnection, @unchecked Sendable {
         do {
             try readFrames()
         } catch {
-            failure = error
+            failure = ChatError.from(error)
         }
         let (pings, closers) = state.withLock { state -> ([CheckedContinuation<Void, any Error>], [CheckedContinuation<Void, Never>]) in
             state.finished = true
@@ -135,14 +153,16 @@ final class POSIXWebSocketConnection: WebSocketConnection, @unchecked Sendable {
     /// Reads frames until the connection ends. Returns normally after a closing handshake this
     /// side started; throws otherwise.
     private func readFrames() throws {
-        var message: (opcode: WebSocketFrame.Opcode, bytes: [UInt8])?
+        // `wire`: bytes received for the message (compressed or not), bounded before reading.
+        var message: (opcode: WebSocketFrame.Opcode, bytes: [UInt8], compressed: Bool, wire: Int)?
+        let limit = configuration.maximumMessageSize
         while true {
             let start = try read(2)
             guard let start else { return try endOfStream() }
-            let parsed: (fin: Bool, opcode: WebSocketFrame.Opcode, length7: UInt8, extra: Int)
+            let parsed: (fin: Bool, opcode: WebSocketFrame.Opcode, length7: UInt8, extra: Int, compressed: Bool)
             var length: UInt64
             do {
-                parsed = try WebSocketFrame.parseStart(start[0], start[1])
+                parsed = try WebSocketFrame.parseStart(start[0], start[1], compression: compression.inflates)
                 length = UInt64(parsed.length7)
                 if parsed.extra > 0 {
                     guard let extended = try read(parsed.extra) else { return try endOfStream() }
@@ -154,10 +174,10 @@ final class POSIXWebSocketConnection: WebSocketConnection, @unchecked Sendable {
                 throw violation(error)
             }
             if !parsed.opcode.isControl {
-                let already = UInt64(message?.bytes.count ?? 0)
-                if length > UInt64(configuration.maximumMessageSize) - min(already, UInt64(configuration.maximumMessageSize)) {
-                    try? write(.close, WebSocketFrame.closePayload(code: 1009, reason: "message too big"))
-                    throw ChatError.messageTooBig(size: already + length, limit: configuration.maximumMessageSize)
+                let already = UInt64(message?.wire ?? 0)
+                if length > UInt64(limit) - min(already, UInt64(limit)) {
+                    failConnection(code: 1009, reason: "message too big")
+                    throw ChatError.messageTooBig(size: already + length, limit: limit)
                 }
             }
             guard let payload = try read(Int(length)) else { return try endOfStream() }
@@ -169,11 +189,30 @@ final class POSIXWebSocketConnection: WebSocketConnection, @unchecked Sendable {
             case .close:
                 let (code, reason): (UInt16, String)
                 do { (code, reason) = try WebSocketFrame.parseClose(payload) } catch { throw violation(error) }
-                if state.withLock({ $0.closing }) { return }
-                try? write(.close, WebSocketFrame.closePayload(code: code == 1005 ? 1000 : code, reason: ""))
+                let weStarted = state.withLock { state -> Bool in
+                    defer { state.closing = true; state.closeHandshakeDone = true }
+                    return state.closing
+                }
+                if !weStarted { try? write(.close, WebSocketFrame.closePayload(code: code == 1005 ? 1000 : code, reason: "")) }
+                // §7.1.1: the server closes the TCP connection first; the client waits for that.
+                _ = drainUntilEndOfStream()
+                if weStarted { return }
                 throw ChatError.closed(code: code, reason: reason)
             case .text, .binary, .continuation:
-                if message == nil { message = (parsed.opcode, payload) } else { message!.bytes += payload }
+                if message == nil { message = (parsed.opcode, [], parsed.compressed, 0) }
+                message!.wire += payload.count
+                if message!.compressed {
+                    do {
+                        try compression.inflate(payload, last: parsed.fin, limit: limit, into: &message!.bytes)
+                    } catch InflateFailure.tooBig(let inflated) {
+                        failConnection(code: 1009, reason: "message too big")
+                        throw ChatError.messageTooBig(size: UInt64(inflated), limit: limit)
+                    } catch InflateFailure.corrupt(let why) {
+                        throw violation(WebSocketFrame.FrameError("compressed message does not inflate: \(why)", closeCode: 1007))
+                    }
+                } else {
+                    message!.bytes += payload
+                }
                 if parsed.fin, let complete = message {
                     message = nil
                     if complete.opcode == .text {
@@ -195,8 +234,43 @@ final class POSIXWebSocketConnection: WebSocketConnection, @unchecked Sendable {
     }
 
     private func violation(_ error: WebSocketFrame.FrameError) -> ChatError {
-        try? write(.close, WebSocketFrame.closePayload(code: error.closeCode, reason: error.reason))
+        failConnection(code: error.closeCode, reason: error.reason)
         return .protocolViolation(error.reason, closeCode: error.closeCode)
+    }
+
+    /// §7.1.7 "fail the WebSocket connection": send a close with `code`, then discard what
+    /// arrives until the peer drops the TCP connection or the close timeout passes. The peer's
+    /// close frame (if it sends one) is not parsed: after a violation the byte stream may be out
+    /// of step. Counts as a completed closing handshake when the peer ends the connection in
+    /// time after our close (fuzzing servers such as Autobahn's drop it without answering).
+    private func failConnection(code: UInt16, reason: String) {
+        let first = state.withLock { state -> Bool in
+            defer { state.closing = true }
+            return !state.closing
+        }
+        guard first else { return }
+        try? write(.close, WebSocketFrame.closePayload(code: code, reason: reason))
+        if drainUntilEndOfStream() { state.withLock { $0.closeHandshakeDone = true } }
+    }
+
+    /// Discards what arrives until the peer ends the connection (`true`: an end of stream, or a
+    /// reset when it closed with our last bytes unread) or the close timeout passes (`false`).
+    private func drainUntilEndOfStream() -> Bool {
+        buffer.removeAll()
+        bufferStart = 0
+        let deadline = ContinuousClock.now + configuration.closeTimeout
+        var scratch = [UInt8](repeating: 0, count: 16 << 10)
+        while true {
+            let remaining = deadline - ContinuousClock.now
+            guard remaining > .zero else { return false }
+            do {
+                if try scratch.withUnsafeMutableBytes({ try socket.receive(into: $0, timeout: remaining, stage: "close") }) == 0 { return true }
+            } catch SocketError.timedOut {
+                return false
+            } catch {
+                return true
+            }
+        }
     }
 
     private func resolvePings(_ payload: [UInt8]) {
@@ -211,8 +285,9 @@ final class POSIXWebSocketConnection: WebSocketConnection, @unchecked Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
-    /// Exactly `count` bytes, or `nil` at a clean end of stream before the first of them.
-    private func read(_ count: Int) throws -> [UInt8]? {
+    /// Exactly `count` bytes, or `nil` at a clean end of stream before the first of them;
+    /// each wait bounded by `timeout` (the configured read timeout unless given).
+    private func read(_ count: Int, timeout: Duration? = nil) throws -> [UInt8]? {
         while buffer.count - bufferStart < count {
             if bufferStart > 0 {
                 buffer.removeFirst(bufferStart)
@@ -222,7 +297,7 @@ final class POSIXWebSocketConnection: WebSocketConnection, @unchecked Sendable {
             let oldCount = buffer.count
             buffer.reserveCapacity(oldCount + want)
             var received = 0
-            let timeout = configuration.readTimeout
+            let timeout = timeout ?? configuration.readTimeout
             buffer.append(contentsOf: repeatElement(0, count: want))
             do {
                 received = try buffer.withUnsafeMutableBytes { raw in

@@ -11,7 +11,9 @@ import Foundation
 /// handshake with status codes, text checked as UTF-8, a message size limit enforced before the
 /// message is allocated, connect/handshake/read/write timeouts. A server that breaks the
 /// protocol gets a close frame with the matching code (1002, 1007, 1009) and the stream ends
-/// with a ``ChatError``. No TLS (`wss://`): use ``URLSessionWebSocketTransport`` for that.
+/// with a ``ChatError``. `wss://` runs over OpenSSL where the build has it (Linux: TLS 1.2+, SNI,
+/// chain and host-name verification against the system store or
+/// ``Configuration/trustedCertificates``); elsewhere `wss://` is refused as unusable.
 public struct POSIXWebSocketTransport: WebSocketTransport {
     /// Limits and timeouts of the client.
     public struct Configuration: Sendable, Hashable {
@@ -30,16 +32,25 @@ public struct POSIXWebSocketTransport: WebSocketTransport {
         /// How long ``WebSocketConnection/close(code:reason:)`` waits for the server's close
         /// frame before dropping the connection. 2 s by default.
         public var closeTimeout: Duration
+        /// PEM text of the certificates `wss://` trusts (CA or server certificates, one or
+        /// more); `nil` (the default) trusts the system's store (OpenSSL's default paths).
+        public var trustedCertificates: Data?
+        /// Offer permessage-deflate (RFC 7692) and compress what is sent when the server accepts.
+        /// `true` by default; builds without zlib (other than Linux) never offer it.
+        public var compression: Bool
 
         /// A configuration; every argument has the documented default.
         public init(maximumMessageSize: Int = 16 << 20, connectTimeout: Duration = .seconds(10), handshakeTimeout: Duration = .seconds(10),
-                    readTimeout: Duration? = nil, writeTimeout: Duration = .seconds(10), closeTimeout: Duration = .seconds(2)) {
+                    readTimeout: Duration? = nil, writeTimeout: Duration = .seconds(10), closeTimeout: Duration = .seconds(2),
+                    trustedCertificates: Data? = nil, compression: Bool = true) {
             self.maximumMessageSize = maximumMessageSize
             self.connectTimeout = connectTimeout
             self.handshakeTimeout = handshakeTimeout
             self.readTimeout = readTimeout
             self.writeTimeout = writeTimeout
             self.closeTimeout = closeTimeout
+            self.trustedCertificates = trustedCertificates
+            self.compression = compression
         }
     }
 
@@ -54,31 +65,49 @@ public struct POSIXWebSocketTransport: WebSocketTransport {
     /// Connects and performs the opening handshake on a thread of its own (the socket calls
     /// block), returning the open connection.
     public func connect(to url: URL, headers: [String: String]) async throws -> any WebSocketConnection {
-        guard url.scheme?.lowercased() == "ws", let host = url.host, !host.isEmpty else { throw ChatError.invalidURL(url.absoluteString) }
-        let port = url.port ?? 80
-        let path = url.path.isEmpty ? "/" : url.path
-        let target = url.query.map { path + "?" + $0 } ?? path
+        let endpoint = try WebSocketEndpoint(url)
+        #if !canImport(COpenSSL)
+        guard !endpoint.secure else {
+            throw ChatError.unusableURL(url: url.absoluteString, reason: "wss:// needs OpenSSL, which this platform's build lacks (use URLSessionWebSocketTransport)")
+        }
+        #endif
+        let (host, port, target) = (endpoint.host, endpoint.port, endpoint.target)
         let configuration = configuration
         return try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
                 do {
                     let socket = try POSIXSocket.connect(host: host, port: port, timeout: configuration.connectTimeout)
+                    var stream: any ByteStream = socket
                     do {
                         socket.setSendTimeout(configuration.writeTimeout)
-                        let leftover = try Handshake.perform(on: socket, host: host, port: port, target: target, headers: headers,
-                                                             timeout: configuration.handshakeTimeout)
-                        continuation.resume(returning: POSIXWebSocketConnection(socket: socket, leftover: leftover, configuration: configuration))
+                        if endpoint.secure { stream = try Self.secure(socket, host: host, configuration: configuration) }
+                        let (leftover, deflate) = try Handshake.perform(on: stream, host: endpoint.hostHeader, target: target, headers: headers,
+                                                                        offerDeflate: configuration.compression && Handshake.canDeflate,
+                                                                        timeout: configuration.handshakeTimeout)
+                        continuation.resume(returning: POSIXWebSocketConnection(socket: stream, leftover: leftover, configuration: configuration, deflate: deflate))
                     } catch {
-                        socket.closeDescriptor()
+                        stream.closeDescriptor()
                         throw error
                     }
                 } catch {
-                    continuation.resume(throwing: error)
+                    continuation.resume(throwing: ChatError.from(error))
                 }
             }
             thread.name = "DouyinChat.connect"
             thread.start()
         }
+    }
+}
+
+extension POSIXWebSocketTransport {
+    /// TLS over `socket` (Linux: OpenSSL), within the handshake timeout.
+    static func secure(_ socket: POSIXSocket, host: String, configuration: Configuration) throws -> any ByteStream {
+        #if canImport(COpenSSL)
+        try TLSStream.connect(socket: socket, host: host, trustedPEM: configuration.trustedCertificates,
+                              timeout: configuration.handshakeTimeout, writeTimeout: configuration.writeTimeout)
+        #else
+        throw ChatError.unusableURL(url: "wss://\(host)", reason: "wss:// needs OpenSSL, which this platform's build lacks")
+        #endif
     }
 }
 
@@ -91,12 +120,24 @@ package enum Handshake {
         Data(SHA1.digest(Array((key + guid).utf8))).base64EncodedString()
     }
 
-    /// Sends the upgrade request, checks the answer and returns any bytes read past it.
-    static func perform(on socket: POSIXSocket, host: String, port: Int, target: String, headers: [String: String], timeout: Duration) throws -> [UInt8] {
+    /// Whether this build can compress (zlib is linked on Linux only).
+    static var canDeflate: Bool {
+        #if canImport(CZlib)
+        true
+        #else
+        false
+        #endif
+    }
+
+    /// Sends the upgrade request, checks the answer and returns any bytes read past it, with
+    /// the permessage-deflate parameters the server accepted (`nil`: none, or not offered).
+    static func perform(on socket: any ByteStream, host: String, target: String, headers: [String: String], offerDeflate: Bool,
+                        timeout: Duration) throws -> (leftover: [UInt8], deflate: DeflateNegotiation?) {
         var generator = SystemRandomNumberGenerator()
         let key = Data((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }).base64EncodedString()
-        var request = "GET \(target) HTTP/1.1\r\nHost: \(host):\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        var request = "GET \(target) HTTP/1.1\r\nHost: \(host)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
         request += "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n"
+        if offerDeflate { request += "Sec-WebSocket-Extensions: \(DeflateNegotiation.offer)\r\n" }
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
             // A header value with a line break would smuggle headers: refuse it.
             guard !name.contains(where: \.isNewline), !value.contains(where: \.isNewline) else { throw ChatError.invalidURL("header \(name) holds a line break") }
@@ -121,8 +162,10 @@ package enum Handshake {
         }
         let end = headerEnd!
         let answer = try HandshakeAnswer(head: String(decoding: received[0..<end], as: UTF8.self))
-        _ = try answer.validate(key: key, protocols: HandshakeAnswer.offeredProtocols(in: headers))
-        return Array(received[(end + 4)...])
+        _ = try answer.validate(key: key, protocols: HandshakeAnswer.offeredProtocols(in: headers), offeredDeflate: offerDeflate)
+        var deflate: DeflateNegotiation?
+        if offerDeflate { deflate = try answer.deflate }
+        return (Array(received[(end + 4)...]), deflate)
     }
 
     private static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {

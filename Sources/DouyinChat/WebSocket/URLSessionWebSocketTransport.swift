@@ -19,7 +19,7 @@ public struct URLSessionWebSocketTransport: WebSocketTransport {
 
     /// Opens the task and waits for the first receive or a ping's pong to prove the upgrade.
     public func connect(to url: URL, headers: [String: String]) async throws -> any WebSocketConnection {
-        guard let scheme = url.scheme?.lowercased(), scheme == "ws" || scheme == "wss" else { throw ChatError.invalidURL(url.absoluteString) }
+        _ = try WebSocketEndpoint(url)
         var request = URLRequest(url: url)
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         let session = URLSessions.make()
@@ -93,6 +93,15 @@ final class URLSessionWebSocketConnection: WebSocketConnection, @unchecked Senda
 
     func send(text: String) async throws {
         do { try await task.send(.string(text)) } catch { throw URLSessionWebSocketTransport.translate(error, task: task) }
+    }
+
+    func send(_ message: WebSocketMessage) async throws {
+        let outgoing: URLSessionWebSocketTask.Message
+        switch message {
+        case .text(let text): outgoing = .string(text)
+        case .binary(let data): outgoing = .data(data)
+        }
+        do { try await task.send(outgoing) } catch { throw URLSessionWebSocketTransport.translate(error, task: task) }
     }
 
     func ping() async throws {

@@ -23,11 +23,24 @@ public protocol WebSocketConnection: AnyObject, Sendable {
     var messages: AsyncThrowingStream<WebSocketMessage, any Error> { get }
     /// Sends a text message.
     func send(text: String) async throws
+    /// Sends `message` as it is: text as a text message, binary as a binary one.
+    func send(_ message: WebSocketMessage) async throws
     /// Sends a ping and returns when its pong arrives (no timeout here: the caller bounds it).
     func ping() async throws
     /// Starts the closing handshake with `code` (1000 normal) and releases the connection;
     /// idempotent.
     func close(code: UInt16, reason: String) async
+}
+
+extension WebSocketConnection {
+    /// Sends a text message through ``send(text:)``; a transport that cannot send binary throws
+    /// ``ChatError/unsupported(_:)`` for one. The package's transports implement both.
+    public func send(_ message: WebSocketMessage) async throws {
+        switch message {
+        case .text(let text): try await send(text: text)
+        case .binary: throw ChatError.unsupported("this connection cannot send binary messages")
+        }
+    }
 }
 
 /// Which transport runs where.

@@ -7,18 +7,34 @@ import Musl
 import Darwin
 #endif
 
-/// A connected TCP socket with deadlines, for the RFC 6455 client. Reads come from one thread
-/// (the connection's reader); writes are serialised by the caller.
-final class POSIXSocket: @unchecked Sendable {
+/// Why a ``POSIXSocket`` call failed. DouyinChat maps these to its `ChatError` cases of the
+/// same names.
+package enum SocketError: Error, Sendable, Hashable {
+    /// The host name did not resolve; `message` is the resolver's (`gai_strerror`).
+    case hostNotFound(host: String, message: String)
+    /// Every resolved address refused or failed; `errno` is the last C error (`ECONNREFUSED` …).
+    case connectFailed(host: String, port: Int, errno: Int32)
+    /// No progress within the deadline; `stage` is the caller's name for the step (`connect`,
+    /// `handshake`, `read`, `write` …).
+    case timedOut(stage: String)
+    /// The connection failed under a read or write; `errno` is the C error code.
+    case connectionLost(errno: Int32)
+}
+
+/// A connected TCP socket with deadlines (the WebSocket client's, and anything else that needs a
+/// blocking client socket). Reads come from one thread; writes are serialised by the caller.
+package final class POSIXSocket: @unchecked Sendable {
     // @unchecked: `fd` never changes after init and is closed once, by `closeDescriptor()`,
     // which the connection calls only after its reader thread stopped; the other methods are
     // thread-safe system calls on that descriptor (`shutdown` wakes a blocked `recv`).
-    let fd: Int32
+    /// The descriptor; valid until ``closeDescriptor()``.
+    package let fd: Int32
 
     private init(fd: Int32) { self.fd = fd }
 
-    /// Resolves `host` and connects to the first address that answers within `timeout`.
-    static func connect(host: String, port: Int, timeout: Duration) throws -> POSIXSocket {
+    /// Resolves `host` and connects to the first address that answers within `timeout` (per
+    /// address); TCP_NODELAY set, blocking mode. Throws ``SocketError``.
+    package static func connect(host: String, port: Int, timeout: Duration) throws -> POSIXSocket {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         #if canImport(Darwin)
@@ -29,7 +45,7 @@ final class POSIXSocket: @unchecked Sendable {
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &list)
         guard status == 0, let first = list else {
-            throw ChatError.hostNotFound(host: host, message: String(cString: gai_strerror(status)))
+            throw SocketError.hostNotFound(host: host, message: String(cString: gai_strerror(status)))
         }
         defer { freeaddrinfo(list) }
         var lastError: Int32 = ECONNREFUSED
@@ -70,29 +86,30 @@ final class POSIXSocket: @unchecked Sendable {
             lastError = errno
             Foundation.close(fd)
         }
-        if timedOut { throw ChatError.timedOut(stage: "connect") }
-        throw ChatError.connectFailed(host: host, port: port, errno: lastError)
+        if timedOut { throw SocketError.timedOut(stage: "connect") }
+        throw SocketError.connectFailed(host: host, port: port, errno: lastError)
     }
 
     /// Receives up to `count` bytes into `buffer`, waiting at most `timeout` (`nil`: forever).
-    /// Returns 0 at end of stream; throws `timedOut(stage)` or `connectionLost(errno)`.
-    func receive(into buffer: UnsafeMutableRawBufferPointer, timeout: Duration?, stage: String) throws -> Int {
+    /// Returns 0 at end of stream; throws ``SocketError/timedOut(stage:)`` or
+    /// ``SocketError/connectionLost(errno:)``.
+    package func receive(into buffer: UnsafeMutableRawBufferPointer, timeout: Duration?, stage: String) throws -> Int {
         while true {
             if let timeout {
                 var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
                 let ready = poll(&descriptor, 1, Int32(clamping: Self.milliseconds(timeout)))
                 if ready < 0, errno == EINTR { continue }
-                if ready == 0 { throw ChatError.timedOut(stage: stage) }
+                if ready == 0 { throw SocketError.timedOut(stage: stage) }
             }
             let count = recv(fd, buffer.baseAddress, buffer.count, 0)
             if count >= 0 { return count }
             if errno == EINTR { continue }
-            throw ChatError.connectionLost(errno: errno)
+            throw SocketError.connectionLost(errno: errno)
         }
     }
 
     /// Writes all of `bytes`; a peer that stops reading fails it after the send timeout.
-    func sendAll(_ bytes: [UInt8]) throws {
+    package func sendAll(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes.withUnsafeBytes { raw in
@@ -104,31 +121,32 @@ final class POSIXSocket: @unchecked Sendable {
             }
             if sent < 0 {
                 if errno == EINTR { continue }
-                if errno == EAGAIN || errno == EWOULDBLOCK { throw ChatError.timedOut(stage: "write") }
-                throw ChatError.connectionLost(errno: errno)
+                if errno == EAGAIN || errno == EWOULDBLOCK { throw SocketError.timedOut(stage: "write") }
+                throw SocketError.connectionLost(errno: errno)
             }
             offset += sent
         }
     }
 
     /// Bounds each blocking `send`, so a server that never reads cannot hang a writer.
-    func setSendTimeout(_ timeout: Duration) {
+    package func setSendTimeout(_ timeout: Duration) {
         let ms = Self.milliseconds(timeout)
         var value = timeval(tv_sec: .init(ms / 1000), tv_usec: .init((ms % 1000) * 1000))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
     }
 
     /// Wakes any blocked `recv` (it returns 0) and fails later writes; the descriptor stays open.
-    func shutdownBoth() {
+    package func shutdownBoth() {
         _ = shutdown(fd, Int32(SHUT_RDWR))
     }
 
     /// Closes the descriptor; called once, after the reader stopped.
-    func closeDescriptor() {
+    package func closeDescriptor() {
         Foundation.close(fd)
     }
 
-    static func milliseconds(_ duration: Duration) -> Int64 {
+    /// `duration` in whole milliseconds, 0 for a negative one.
+    package static func milliseconds(_ duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components
         return max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
     }
