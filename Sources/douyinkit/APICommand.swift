@@ -76,6 +76,9 @@ enum APICommand {
                 request.parameters = parameters
                 _ = try await call(client, request)
                 output = Data("null".utf8)
+            default:
+                // Endpoint is open now; `Endpoint(rawValue:)` above yields only the 12 known ones.
+                throw ToolError.usage(usage)
             }
             FileHandle.standardOutput.write(output + Data("\n".utf8))
         } catch let error as APIError {
