@@ -3,16 +3,17 @@ import Foundation
 
 /// `douyinkit decode <kind> <file>`: decodes an API response and prints it re-encoded.
 enum DecodeCommand {
+    /// The verb's entry in the tool's table.
+    static let verb = Verb(name: "decode", summary: "decode a saved API response or emotion table and print it as JSON", usage: usage, run: run)
+
     static let kinds = "user|awemes|comments|groupchats|emotions"
+    static let usage = "usage: douyinkit decode <\(kinds)> <file>"
 
     static func run(_ arguments: [String]) throws {
-        guard arguments.count == 2 else { throw ToolError.usage("usage: douyinkit decode <\(kinds)> <file>") }
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: arguments[1]))
-        } catch {
-            throw ToolError.failed("cannot read \(TerminalText.escaped(arguments[1]))")
-        }
+        guard arguments.count >= 1 else { throw ToolError.usage("missing <\(kinds)>\n\(usage)") }
+        guard arguments.count >= 2 else { throw ToolError.usage("missing <file>\n\(usage)") }
+        guard arguments.count == 2 else { throw ToolError.usage(usage) }
+        let data = try InputFile.read(arguments[1])
         let json = try reencode(kind: arguments[0], data: data)
         // The strings are the file's: DEL, C1 and U+2028/2029 leave as JSON escapes, not raw.
         FileHandle.standardOutput.write(TerminalText.escapedJSON(json) + Data("\n".utf8))

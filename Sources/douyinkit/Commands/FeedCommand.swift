@@ -17,6 +17,9 @@ import Foundation
 ///
 /// `--ahead`/`--behind` beyond the feed's ends mean "to the end".
 enum FeedCommand {
+    /// The verb's entry in the tool's table.
+    static let verb = Verb(name: "feed", summary: "warm the caches for the feed window around one item", usage: usage, run: run)
+
     static let usage = """
         usage: douyinkit feed preload <feed.json> --index I --dir <dir> [--ahead N] [--behind M] [--bytes B]
           one line a resource: <video|cover|avatar> <index> <url> bytes=N source=network|cached
@@ -28,8 +31,11 @@ enum FeedCommand {
 
     static func run(_ arguments: [String]) async throws {
         var options = try Options(arguments, usage: usage)
-        guard options.positional.count == 2, options.positional[0] == "preload" else { throw ToolError.usage(usage) }
-        guard let directory = options.string("--dir"), let indexText = options.string("--index") else { throw ToolError.usage(usage) }
+        guard options.positional.first == "preload" else { throw ToolError.usage(usage) }
+        guard options.positional.count >= 2 else { throw options.missing("<feed.json>") }
+        guard options.positional.count == 2 else { throw ToolError.usage(usage) }
+        let indexText = try options.required("--index", "I")
+        let directory = try options.required("--dir", "<dir>")
         guard let index = Int(indexText) else {
             throw ToolError.usage("--index must be a whole number, not \"\(indexText)\"\n\(usage)")
         }
@@ -45,11 +51,12 @@ enum FeedCommand {
         let feedPath = options.positional[1]
         let items: [FeedItem]
         do {
-            items = try FeedItem.items(fromFeedJSON: try Data(contentsOf: URL(fileURLWithPath: feedPath)))
-        } catch let error as DecodingError {
-            throw ToolError.failed("\(feedPath): \(error.summary)")
-        } catch {
-            throw ToolError.failed("cannot read \(feedPath): \(error.localizedDescription)")
+            let data = try InputFile.read(feedPath)
+            do {
+                items = try FeedItem.items(fromFeedJSON: data)
+            } catch let error as DecodingError {
+                throw ToolError.failed(TerminalText.escaped("\(feedPath): \(error.summary(decoding: data))"))
+            }
         }
         guard items.indices.contains(index) else {
             throw ToolError.failed("--index \(index) is outside the feed's \(items.count) items")

@@ -99,19 +99,22 @@ enum Demo {
                 progressBar(pass: pass, done: played, total: length)
             }
             reader.close()
+            Progress.clear()
             let elapsed = clock.now - start
-            print("\n  pass \(pass): \(played) bytes in \(milliseconds(elapsed)) ms, first bytes after \(milliseconds(firstChunk ?? elapsed)) ms, "
+            print("  pass \(pass): \(played) bytes in \(milliseconds(elapsed)) ms, first bytes after \(milliseconds(firstChunk ?? elapsed)) ms, "
                 + "origin sent \(cache.statistics.originBytes) bytes")
         }
     }
 
-    /// Redraws one line: `[#####.....]  42 %`.
+    /// Redraws one line on stderr, `[#####.....]  42 %`, and only when stderr is a terminal: in
+    /// a log or a pipe the `\r` redraws are noise, and on stdout they came before the headers.
     static func progressBar(pass: Int, done: Int64, total: Int64) {
+        guard Progress.isShown else { return }
         let width = 30
         let filled = total > 0 ? Int(done * Int64(width) / total) : width
         let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
         let percent = total > 0 ? done * 100 / total : 100
-        FileHandle.standardOutput.write(Data("\r  pass \(pass) [\(bar)] \(percent) %".utf8))
+        Progress.redraw("  pass \(pass) [\(bar)] \(percent) %")
     }
 
     static func milliseconds(_ duration: Duration) -> Int64 {

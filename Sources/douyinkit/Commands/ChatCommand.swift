@@ -7,7 +7,13 @@ import Foundation
 /// (the three fields, close reasons, header values in errors) is printed through
 /// ``TerminalText/escaped(_:)``.
 enum ChatCommand {
-    static let usage = "usage: douyinkit chat listen <ws-url> [--udid U] [--count N] [--timeout S]"
+    /// The verb's entry in the tool's table.
+    static let verb = Verb(name: "chat", summary: "listen to a group chat over WebSocket and print each message", usage: usage, run: run)
+
+    static let usage = "usage: douyinkit chat listen <ws-url> [--udid U] [--count N] [--timeout S]\n  --udid: the visitor id sent in the upgrade's udid header (default \(defaultUDID))"
+    /// The `udid` header sent when `--udid` is absent: the backend refuses an upgrade without
+    /// one, and the usage showed the option as optional.
+    static let defaultUDID = "douyinkit-cli"
 
     static func run(_ arguments: [String]) async throws {
         guard arguments.first == "listen" else { throw ToolError.usage(usage) }
@@ -35,7 +41,7 @@ enum ChatCommand {
         guard let urlText, let url = URL(string: urlText), let scheme = url.scheme?.lowercased(), scheme == "ws" || scheme == "wss", url.host != nil else {
             throw ToolError.usage("expected a ws:// URL\n" + usage)
         }
-        let connection = ChatConnection(url: url, udid: udid, history: apiBaseURL(forPushURL: url).map { APIClient(baseURL: $0) })
+        let connection = ChatConnection(url: url, udid: udid ?? defaultUDID, history: apiBaseURL(forPushURL: url).map { APIClient(baseURL: $0) })
         let outcome = Outcome()
         let (wanted, limit) = (count, timeout)
         let timer = Task {

@@ -5,6 +5,9 @@ import Foundation
 /// `text <start> <length> <text>` or `emotion <start> <length> <key>`, in UTF-16 units; the text
 /// and the key (the table's, from a file) through ``TerminalText/escaped(_:)``.
 enum EmotionsCommand {
+    /// The verb's entry in the tool's table.
+    static let verb = Verb(name: "emotions", summary: "split text into text and emotion segments", usage: usage, run: run)
+
     static let usage = "usage: douyinkit emotions parse <text> [--table <emotion.json>]"
 
     static func run(_ arguments: [String]) throws {
@@ -14,7 +17,7 @@ enum EmotionsCommand {
         var rest = arguments.dropFirst()[...]
         while let argument = rest.popFirst() {
             if argument == "--table" {
-                guard let path = rest.popFirst() else { throw ToolError.usage(usage) }
+                guard let path = rest.popFirst() else { throw ToolError.usage("--table needs a value\n\(usage)") }
                 tablePath = path
             } else if text == nil {
                 text = argument
@@ -22,11 +25,10 @@ enum EmotionsCommand {
                 throw ToolError.usage(usage)
             }
         }
-        guard let text else { throw ToolError.usage(usage) }
+        guard let text else { throw ToolError.usage("missing <text>\n\(usage)") }
         var table = EmotionTable.standard
         if let tablePath {
-            let data: Data
-            do { data = try Data(contentsOf: URL(fileURLWithPath: tablePath)) } catch { throw ToolError.failed("cannot read \(TerminalText.escaped(tablePath))") }
+            let data = try InputFile.read(tablePath)
             do {
                 table = try JSONDecoder().decode(EmotionTable.self, from: data)
             } catch let error as DecodingError {

@@ -33,7 +33,12 @@ enum FeedDemo {
                 let reader = cache.reader(for: items[index].videoURL!)
                 let start = clock.now
                 _ = try await reader.read(0..<100_000)
-                if index > 0 { starts.append("\(Demo.milliseconds(clock.now - start)) ms") }
+                if index > 0 {
+                    starts.append("\(Demo.milliseconds(clock.now - start)) ms")
+                    // A line per swipe as it happens: the section runs ~20 s, silent before.
+                    print("    \(preloading ? "with" : "without") preloader, swipe \(index): first 100 KB after \(starts[starts.count - 1])")
+                    fflush(nil)  // seen as it happens in a pipe too (`make demo | tee log`)
+                }
                 // Play from the start while the player buffers the rest; swipe after 1.5 s.
                 let length = try await reader.contentInfo().length ?? 0
                 let buffering = Task { _ = try? await reader.read(100_000..<length) }

@@ -4,21 +4,23 @@ import Foundation
 /// `douyinkit video get <url> --range <first>-<last> --dir <dir> [--out <file>]`: an inclusive
 /// byte range through the video cache, written as it arrives.
 enum VideoCommand {
+    /// The verb's entry in the tool's table.
+    static let verb = Verb(name: "video", summary: "read a byte range of a video through the range-request cache", usage: usage, run: run)
+
     static let usage = "usage: douyinkit video get <url> --range <first>-<last> --dir <dir> [--out <file>]"
 
     static func run(_ arguments: [String]) async throws {
         var options = try Options(arguments, usage: usage)
-        guard options.positional.count == 2, options.positional[0] == "get",
-              let url = URL(string: options.positional[1]), url.scheme != nil else {
-            throw ToolError.usage(usage)
-        }
-        guard let directory = options.string("--dir"), let rangeText = options.string("--range") else {
-            throw ToolError.usage(usage)
-        }
+        guard options.positional.first == "get" else { throw ToolError.usage(usage) }
+        guard options.positional.count >= 2 else { throw options.missing("<url>") }
+        guard options.positional.count == 2 else { throw ToolError.usage(usage) }
+        let url = try options.url("<url>", options.positional[1])
+        let rangeText = try options.required("--range", "<first>-<last>")
+        let directory = try options.required("--dir", "<dir>")
         guard let range = parseRange(rangeText) else {
             throw ToolError.usage("--range must be <first>-<last> with first ≤ last, not \"\(rangeText)\"\n\(usage)")
         }
-        let outputPath = options.string("--out")
+        let destination = try BinaryOutput.resolve(out: options.string("--out"))
         try options.finish()
 
         let origin: any VideoOrigin = url.isFileURL ? FileOrigin() : URLSessionOrigin()
@@ -37,7 +39,7 @@ enum VideoCommand {
             // Said up front: a second process on one directory reads without storing.
             printError("cache=uncached reason=\(reason)")
         }
-        if let outputPath {
+        if case .file(let outputPath) = destination {
             // Checked before the first fetch; the destination changes only once all arrived.
             let file = try OutputFile(path: outputPath)
             try await stream(range, from: reader) { try file.write($0) }

@@ -9,6 +9,9 @@ import Foundation
 /// escaped on every line (``TerminalText/escaped(_:)``; on stdout, JSON escapes). `source=network|fallback`
 /// on stderr; with `--pages N` also `pages=K`.
 enum APICommand {
+    /// The verb's entry in the tool's table.
+    static let verb = Verb(name: "api", summary: "call one endpoint of the backend API and print its data as JSON", usage: usage, run: run)
+
     static let usage = """
     usage: douyinkit api <endpoint> [name=value ...] --base <url> [--pages N] [--fallback <dir>] [--file <path>]
       endpoints: \(Endpoint.allCases.map(\.rawValue).joined(separator: " "))
@@ -16,7 +19,8 @@ enum APICommand {
 
     static func run(_ arguments: [String]) async throws {
         var options = try Options(arguments, usage: usage)
-        guard let name = options.positional.first, let endpoint = Endpoint(rawValue: name) else { throw ToolError.usage(usage) }
+        guard let name = options.positional.first else { throw options.missing("<endpoint>") }
+        guard let endpoint = Endpoint(rawValue: name) else { throw options.malformed("endpoint", name, "is not one of the endpoints below") }
         var parameters: [(name: String, value: String)] = []
         for pair in options.positional.dropFirst() {
             guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
@@ -24,9 +28,10 @@ enum APICommand {
             }
             parameters.append((String(pair[..<equals]), String(pair[pair.index(after: equals)...])))
         }
-        guard let base = options.string("--base"), let baseURL = URL(string: base), baseURL.scheme != nil else {
-            throw ToolError.usage("--base <url> is required, such as http://127.0.0.1:8080/douyin/\n\(usage)")
+        guard let base = options.string("--base") else {
+            throw ToolError.usage("missing --base <url>, such as http://127.0.0.1:8080/douyin/\n\(usage)")
         }
+        let baseURL = try options.url("--base", base, schemes: ["http", "https"])
         var pageCount: Int?
         if let text = options.string("--pages") {
             guard let number = Int(text), number >= 1 else { throw ToolError.usage("--pages must be a whole number ≥ 1, not \"\(text)\"\n\(usage)") }

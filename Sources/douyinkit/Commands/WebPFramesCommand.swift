@@ -3,14 +3,18 @@ import Foundation
 
 /// `douyinkit webp-frames <file> --out <dir>`: every composited canvas frame as a PAM file.
 enum WebPFramesCommand {
+    /// The verb's entry in the tool's table.
+    static let verb = Verb(name: "webp-frames", summary: "write every frame of an animated WebP as a PAM image", usage: usage, run: run)
+
     static let usage = "usage: douyinkit webp-frames <file> --out <dir>"
 
     static func run(_ arguments: [String]) throws {
         var options = try Options(arguments, usage: usage)
-        guard options.positional.count == 1, let out = options.string("--out") else { throw ToolError.usage(usage) }
+        guard let path = options.positional.first else { throw options.missing("<file>") }
+        guard options.positional.count == 1 else { throw ToolError.usage(usage) }
+        let out = try options.required("--out", "<dir>")
         try options.finish()
-        let path = options.positional[0]
-        guard let data = FileManager.default.contents(atPath: path) else { throw ToolError.failed("cannot read \(TerminalText.escaped(path))") }
+        let data = try InputFile.read(path)
         do {
             let animation = try WebPAnimation(data: data, alphaMode: .straight)
             let directory = URL(fileURLWithPath: out)
