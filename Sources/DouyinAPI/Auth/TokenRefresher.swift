@@ -21,7 +21,7 @@ final class TokenRefresher: Sendable {
         var cancelledEarly: Set<Int> = []
         var nextID = 0
         /// Tests waiting for this many calls to wait for a refresh.
-        var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var watchers: [(id: Int, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
         /// How many calls wait for a refresh (0 while none runs, or a first token is fetched).
         var refreshWaiters: Int {
@@ -87,16 +87,33 @@ final class TokenRefresher: Sendable {
     }
 
     /// Returns once at least `count` calls wait for one refresh together (a test forcing calls
-    /// to pile up behind a held refresh).
+    /// to pile up behind a held refresh), or when the calling task is cancelled (a test's time
+    /// limit, when a broken client never lets calls wait).
     func waitForRefreshWaiters(_ count: Int) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let reached = box.withLock { box -> Bool in
-                guard box.refreshWaiters < count else { return true }
-                box.watchers.append((count, continuation))
-                return false
-            }
-            if reached { continuation.resume() }
+        let id = box.withLock { box in
+            box.nextID += 1
+            return box.nextID
         }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let reached = box.withLock { box -> Bool in
+                    guard box.refreshWaiters < count, !box.cancelledEarly.contains(id) else { return true }
+                    box.watchers.append((id, count, continuation))
+                    return false
+                }
+                if reached { continuation.resume() }
+            }
+        } onCancel: {
+            let watcher = box.withLock { box -> CheckedContinuation<Void, Never>? in
+                guard let index = box.watchers.firstIndex(where: { $0.id == id }) else {
+                    box.cancelledEarly.insert(id)
+                    return nil
+                }
+                return box.watchers.remove(at: index).continuation
+            }
+            watcher?.resume()
+        }
+        box.withLock { _ = $0.cancelledEarly.remove(id) }
     }
 
     /// Whether `token` is still the one to send (no refresh replacing it has started).
