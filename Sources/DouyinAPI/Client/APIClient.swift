@@ -43,7 +43,7 @@ public final class APIClient: Sendable {
         var statistics = Statistics()
         /// `visitor/create` calls by udid: running (shared by every caller) or succeeded
         /// (remembered for the client's life); a failed one is removed.
-        var visitors: [String: SharedCall<Visitor>] = [:]
+        var visitors: [String: SingleFlight<Visitor>] = [:]
     }
 
     /// A client of the API at `baseURL` on a URLSession of its own; retry waits use `clock` (the
@@ -246,9 +246,10 @@ extension APIClient {
     /// - Throws: the call's ``APIError``, or `CancellationError` when the task is cancelled.
     public func visitor(deviceID: String) async throws -> Visitor {
         let udid = Self.udid(deviceID: deviceID)
-        let (call, isNew) = state.withLock { state -> (SharedCall<Visitor>, Bool) in
+        let (call, isNew) = state.withLock { state -> (SingleFlight<Visitor>, Bool) in
             if let existing = state.visitors[udid] { return (existing, false) }
-            let call = SharedCall<Visitor>()
+            // Kept running without waiters: a visitor is remembered for the client's life.
+            let call = SingleFlight<Visitor>(keepsRunningWithoutWaiters: true)
             state.visitors[udid] = call
             return (call, true)
         }
