@@ -27,6 +27,7 @@ enum FeedCommand {
         """
 
     static func run(_ arguments: [String]) async throws {
+        if arguments.first == "session" { return try await FeedSessionCommand.run(Array(arguments.dropFirst())) }
         var options = try Options(arguments, usage: usage)
         guard options.positional.count == 2, options.positional[0] == "preload" else { throw ToolError.usage(usage) }
         guard let directory = options.string("--dir"), let indexText = options.string("--index") else { throw ToolError.usage(usage) }

@@ -25,6 +25,7 @@ guard let verb = arguments.first, let command = verbs[verb] else {
       webp-frames <file> --out <dir>
       video get <url> --range <first>-<last> --dir <dir> [--out <file>]
       feed preload <feed.json> --index I --dir <dir> [--ahead N] [--behind M] [--bytes B]
+      feed session <feed.json> --trace <trace.json> --dir <dir> [--policy adaptive|fixed|none]
       gift-sim <script> [--tracks N] [--combo-window MS] [--max-combo N]
       api <endpoint> [name=value ...] --base <url> [--pages N] [--fallback <dir>] [--file <path>]
       emotions parse <text> [--table <emotion.json>]
