@@ -18,7 +18,7 @@ import Foundation
 /// `--ahead`/`--behind` beyond the feed's ends mean "to the end".
 enum FeedCommand {
     /// The verb's entry in the tool's table.
-    static let verb = Verb(name: "feed", summary: "warm the caches for the feed window around one item", usage: usage, run: run)
+    static let verb = Verb(name: "feed", summary: "warm the caches around one feed item, or replay a swipe session", usage: usage, run: run)
 
     static let usage = """
         usage: douyinkit feed preload <feed.json> --index I --dir <dir> [--ahead N] [--behind M] [--bytes B]
@@ -27,9 +27,13 @@ enum FeedCommand {
           bytes=0 source=uncached reason=<why> (fetched, not stored; not a failure).
           A failed resource is an 'error: <kind> <index> <url>: <why>' line on stderr; the
           others are still done and the run exits 1.
+               douyinkit feed session <feed.json> --trace <trace.json> --dir <dir> [--policy adaptive|fixed|none]
+          plays a swipe trace in real time through the caches and the preloader: one
+          'swipe ...' line a swipe, then one 'summary ...' line.
         """
 
     static func run(_ arguments: [String]) async throws {
+        if arguments.first == "session" { return try await FeedSessionCommand.run(Array(arguments.dropFirst())) }
         var options = try Options(arguments, usage: usage)
         guard options.positional.first == "preload" else { throw ToolError.usage(usage) }
         guard options.positional.count >= 2 else { throw options.missing("<feed.json>") }
