@@ -26,7 +26,7 @@ import Foundation
 ///
 /// The cache's own downloader hands out whole files only, so this pipeline reads the body
 /// itself as it arrives (over a DouyinVideoCache origin, `URLSessionOrigin` by default) and
-/// stores the file in the cache at the end. The slot and order decisions are ``CoverScheduler``'s,
+/// stores the file in the cache at the end. The slot and order decisions are `CoverScheduler`'s,
 /// a pure value; this class performs them.
 public final class CoverPipeline: Sendable {
     /// The pipeline's settings; checked by ``init(imageCache:decodeQueues:origin:configuration:)``.
