@@ -30,7 +30,7 @@ public enum ChatError: Error, Sendable, Hashable {
     /// A pushed message was not a `GroupChat`; `path` says where decoding stopped.
     case badMessage(path: String)
     /// The gap fill after a reconnect failed; the failure keeps the underlying error (the
-    /// ``DouyinAPI/APIError`` of `groupchat/list`, or a custom ``ChatHistorySource``'s error).
+    /// `DouyinAPI.APIError` of `groupchat/list`, or a custom ``ChatHistorySource``'s error).
     case gapFillFailed(GapFillFailure)
 
     /// Why the gap fill after a reconnect failed, with the error underneath.
