@@ -57,7 +57,10 @@ public struct FileOrigin: VideoOrigin {
                     }
                     continuation.finish()
                 } catch {
-                    continuation.finish(throwing: error is CancellationError ? VideoCacheError.cancelled : VideoCacheError.network("\(error)"))
+                    // A read failing mid-file is this origin's transfer failing, as a URL
+                    // session's would: the file's error text kept in the URLError.
+                    let failure = URLError(.cannotOpenFile, userInfo: [NSLocalizedDescriptionKey: "\(error)"])
+                    continuation.finish(throwing: error is CancellationError ? VideoCacheError.cancelled : VideoCacheError.network(failure))
                 }
             }
             continuation.onTermination = { _ in producer.cancel() }

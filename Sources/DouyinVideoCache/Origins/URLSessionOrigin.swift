@@ -14,8 +14,8 @@ public final class URLSessionOrigin: VideoOrigin {
         /// Bytes: the most body bytes buffered for a consumer that has fallen behind. Default
         /// 8,388,608 (8 MB); at least 1. FoundationNetworking has no backpressure (and
         /// `suspend()`/`resume()` on a running data task re-delivers bytes), so past this the
-        /// transfer is cancelled and its body ends with ``URLSessionOrigin/ConsumerFellBehind``
-        /// after the buffered bytes; the cache then asks again from where it got to.
+        /// transfer is cancelled and its body ends with ``OriginStoppedEarly`` after the
+        /// buffered bytes; the cache then asks again from where it got to.
         public var maxBufferedBytes: Int = 8 << 20
 
         /// The default configuration.
@@ -28,8 +28,8 @@ public final class URLSessionOrigin: VideoOrigin {
     private let delegate = SessionDelegate()
 
     /// Ends a body whose consumer fell more than ``Configuration/maxBufferedBytes`` behind the
-    /// network.
-    public struct ConsumerFellBehind: Error, Sendable {}
+    /// network: the ``VideoOrigin`` contract's "stopped early, ask again".
+    public typealias ConsumerFellBehind = OriginStoppedEarly
 
     /// An origin with its own session; `session` sets timeouts and connections per host
     /// (default `.default`). Its URL cache is switched off: the video cache keeps the bytes,
@@ -39,10 +39,10 @@ public final class URLSessionOrigin: VideoOrigin {
         var configuration = configuration
         configuration.maxBufferedBytes = max(1, configuration.maxBufferedBytes)
         self.configuration = configuration
-        let queue = OperationQueue()
-        queue.maxConcurrentOperationCount = 1
-        queue.name = "DouyinVideoCache.URLSessionOrigin"
-        self.session = URLSessions.make(configuration: session, delegate: delegate, delegateQueue: queue)
+        // A serial delegate queue of its own (URLSessions' default): over the global pool, the
+        // callbacks waited behind busy processors while libcurl kept reading.
+        self.session = URLSessions.make(configuration: session, delegate: delegate,
+                                        delegateQueue: SerialDelegateQueue(label: "DouyinVideoCache.URLSessionOrigin"))
     }
 
     deinit {
@@ -148,8 +148,10 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
     }
 
     private static func describe(_ error: any Error) -> VideoCacheError {
-        if let urlError = error as? URLError, urlError.code == .cancelled { return .cancelled }
-        return .network(error.localizedDescription)
+        let urlError = (error as? URLError) ?? URLError(.unknown, userInfo: [NSUnderlyingErrorKey: error as NSError,
+                                                                              NSLocalizedDescriptionKey: error.localizedDescription])
+        if urlError.code == .cancelled { return .cancelled }
+        return .network(urlError)
     }
 }
 
@@ -167,79 +169,5 @@ private final class TransferOwner: Sendable {
     deinit {
         // Not after the end: cancel() from inside the session's completion callback blocks.
         if !channel.isFinished { task.cancel() }
-    }
-}
-
-/// Body bytes handed from the session's callbacks to one consumer. Chunks that arrive while
-/// the consumer is busy are joined, so it wakes once per batch rather than once per 16 KB
-/// callback; the batch is as large as the consumer is slow (here: one disk write behind), up
-/// to `limit` bytes, past which the transfer is stopped rather than buffered.
-final class ChunkChannel: Sendable {
-    private struct State {
-        var pending = Data()
-        var finished = false
-        var failure: (any Error & Sendable)?
-        var waiter: CheckedContinuation<Data?, any Error>?
-    }
-
-    private let state = LockedBox(State())
-    private let limit: Int
-    private let stopTransfer: @Sendable () -> Void
-
-    /// A channel holding at most `limit` bytes for its consumer; `stopTransfer` is called once
-    /// when a chunk would take it past that.
-    init(limit: Int = .max, stopTransfer: @escaping @Sendable () -> Void = {}) {
-        self.limit = limit
-        self.stopTransfer = stopTransfer
-    }
-
-    /// Whether the body has ended (finished, failed, or stopped for the consumer).
-    var isFinished: Bool { state.withLock { $0.finished } }
-
-    /// Adds bytes; ignored once finished. A chunk that takes the buffer past the limit is still
-    /// kept (so every transfer makes progress), and ends the body after it.
-    func append(_ data: Data) {
-        let (handOff, overran) = state.withLock { state -> (CheckedContinuation<Data?, any Error>?, Bool) in
-            guard !state.finished else { return (nil, false) }
-            if let waiter = state.waiter {
-                state.waiter = nil
-                return (waiter, false)
-            }
-            state.pending.append(data)
-            guard state.pending.count > limit else { return (nil, false) }
-            state.finished = true
-            state.failure = URLSessionOrigin.ConsumerFellBehind()
-            return (nil, true)
-        }
-        handOff?.resume(returning: data)
-        if overran { stopTransfer() }
-    }
-
-    /// Ends the body, with an error if the transfer failed.
-    func finish(throwing error: VideoCacheError?) {
-        let handOff = state.withLock { state -> CheckedContinuation<Data?, any Error>? in
-            guard !state.finished else { return nil }
-            state.finished = true
-            state.failure = error
-            defer { state.waiter = nil }
-            return state.pending.isEmpty ? state.waiter : nil
-        }
-        if let error { handOff?.resume(throwing: error) } else { handOff?.resume(returning: nil) }
-    }
-
-    /// The bytes received since the last call, waiting for some; `nil` at the end.
-    func next() async throws -> Data? {
-        try await withCheckedThrowingContinuation { continuation in
-            let ready = state.withLock { state -> Result<Data?, any Error>? in
-                if !state.pending.isEmpty {
-                    defer { state.pending = Data() }
-                    return .success(state.pending)
-                }
-                if state.finished { return state.failure.map { .failure($0) } ?? .success(nil) }
-                state.waiter = continuation
-                return nil
-            }
-            if let ready { continuation.resume(with: ready) }
-        }
     }
 }

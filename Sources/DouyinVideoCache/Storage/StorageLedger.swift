@@ -1,10 +1,5 @@
 import DouyinSupport
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The cache-wide books: which resources exist, how many bytes each holds, which are busy,
 /// and the LRU eviction that keeps the total under the size limit.
@@ -32,11 +27,16 @@ final class StorageLedger: Sendable {
 
     let directory: String
     let sizeLimit: Int64
+    private let files: FileIO
+    /// The wall clock, for LRU order.
+    private let now: @Sendable () -> Date
     private let books = LockedBox(Books())
 
-    init(directory: String, sizeLimit: Int64) {
+    init(directory: String, sizeLimit: Int64, files: FileIO, now: @escaping @Sendable () -> Date) {
         self.directory = directory
         self.sizeLimit = sizeLimit
+        self.files = files
+        self.now = now
     }
 
     /// Registers a resource found on disk or just created, with `busy` uses already open.
@@ -55,7 +55,7 @@ final class StorageLedger: Sendable {
         books.withLock { books in
             guard books.accounts[key] != nil else { return false }
             books.accounts[key]?.busy += 1
-            books.accounts[key]?.lastUse = Date().timeIntervalSince1970
+            books.accounts[key]?.lastUse = now().timeIntervalSince1970
             return true
         }
     }
@@ -73,7 +73,8 @@ final class StorageLedger: Sendable {
 
     /// Reserves `count` more stored bytes for `key`, evicting idle resources in LRU order to make
     /// room; `false` when even that cannot make them fit. Evicted keys are forgotten here and
-    /// their files deleted; the caller drops its entry objects through ``takeEvicted()``.
+    /// their files deleted; the cache drops the idle entry objects of evicted keys when it next
+    /// makes one (``VideoCache``'s `openEntry`).
     func admit(_ count: Int64, for key: String) -> Bool {
         guard count > 0 else { return true }
         return books.withLock { books in
@@ -81,7 +82,7 @@ final class StorageLedger: Sendable {
             while books.total + count > sizeLimit {
                 let idle = books.accounts.filter { $0.key != key && $0.value.busy == 0 && $0.value.bytes > 0 && !skipped.contains($0.key) }
                 guard let victim = idle.min(by: { $0.value.lastUse < $1.value.lastUse }) else { return false }
-                if !Self.evict(victim.key, from: &books, directory: directory) { skipped.insert(victim.key) }
+                if !evict(victim.key, from: &books) { skipped.insert(victim.key) }
             }
             books.total += count
             books.accounts[key]?.bytes += count
@@ -106,7 +107,7 @@ final class StorageLedger: Sendable {
     func evict(_ key: String) -> Bool {
         books.withLock { books in
             guard let account = books.accounts[key], account.busy == 0 else { return false }
-            return Self.evict(key, from: &books, directory: directory)
+            return evict(key, from: &books)
         }
     }
 
@@ -125,7 +126,7 @@ final class StorageLedger: Sendable {
 
     /// Deletes a resource's files; `false` (and nothing done) when it is not this cache's and
     /// its lock cannot be taken fresh: another process, or another cache here, is using it.
-    private static func evict(_ key: String, from books: inout Books, directory: String) -> Bool {
+    private func evict(_ key: String, from books: inout Books) -> Bool {
         guard let account = books.accounts[key] else { return false }
         let lock = account.local ? nil : EntryLock.acquire(directory: directory, key: key)
         if !account.local {
@@ -137,8 +138,8 @@ final class StorageLedger: Sendable {
         books.evictions += 1
         // The index goes first: a kill in between leaves a data file with no index, which
         // start-up deletes, never an index describing bytes that are gone.
-        unlink(directory + "/" + EntryFiles.metadataName(of: key))
-        unlink(directory + "/" + account.dataFileName)
+        files.remove(directory + "/" + EntryFiles.metadataName(of: key))
+        files.remove(directory + "/" + account.dataFileName)
         return true
     }
 }

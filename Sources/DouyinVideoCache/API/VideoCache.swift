@@ -1,10 +1,5 @@
 import DouyinSupport
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A streaming cache for video files: answers byte-range reads from disk where it can and
 /// fetches only the missing ranges from the origin, keeping partial data across restarts.
@@ -37,6 +32,10 @@ public final class VideoCache: Sendable {
         /// The cache key of a URL; two URLs with one key share an entry. Default: the whole
         /// URL; strip signed query parameters (expiry, signature) here so a re-signed URL hits.
         public var cacheKey: @Sendable (URL) -> String = { $0.absoluteString }
+        /// The wall clock, read for least-recently-used order (a resource's last read, kept in
+        /// its index across restarts). Default `Date.init`, the system's time; tests inject a
+        /// fixed or stepped one.
+        public var now: @Sendable () -> Date = { Date() }
 
         /// The default configuration.
         public init() {}
@@ -54,6 +53,24 @@ public final class VideoCache: Sendable {
         public var evictions: Int
     }
 
+    /// What the cache holds of one resource, as ``changes(for:)`` tells it.
+    public struct Content: Sendable, Hashable {
+        /// The byte ranges held on disk (as this cache can serve them: none while another
+        /// process holds the entry).
+        public var ranges: ByteRangeSet
+        /// The resource's total length in bytes; `nil` until the origin has said it.
+        public var length: Int64?
+
+        /// Whether every byte of the resource is held (`false` while the length is unknown).
+        public var isComplete: Bool { length.map { ranges.contains(0..<$0) } ?? false }
+
+        /// A content with `ranges` held of a resource of `length` bytes (`nil`: not known yet).
+        public init(ranges: ByteRangeSet, length: Int64?) {
+            self.ranges = ranges
+            self.length = length
+        }
+    }
+
     /// The folder holding the data and index files.
     public let directory: URL
     /// The most bytes of video kept on disk (indexes and the lock file not counted).
@@ -64,6 +81,8 @@ public final class VideoCache: Sendable {
     private let files: FileIO
     /// The live entries by key.
     private let entries = LockedBox<[String: ResourceEntry]>([:])
+    /// The subscribers of ``changes(for:)``, by key.
+    private let changeHub = ChangeHub()
 
     /// A cache in `directory` (created if needed) holding at most `sizeLimit` bytes, fetching
     /// from `origin` (HTTP by default). Entries already in the directory are picked up.
@@ -79,11 +98,11 @@ public final class VideoCache: Sendable {
         self.origin = origin
         self.configuration = configuration
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try files.makeDirectory(directory.path)
         } catch {
-            throw .disk("cannot create \(directory.path): \(error.localizedDescription)")
+            throw .cannotCreateDirectory(path: directory.path, errno: error.code)
         }
-        ledger = StorageLedger(directory: directory.path, sizeLimit: sizeLimit)
+        ledger = StorageLedger(directory: directory.path, sizeLimit: sizeLimit, files: files, now: configuration.now)
         recoverEntries()
     }
 
@@ -101,6 +120,34 @@ public final class VideoCache: Sendable {
         // Only under the entry's lock is its index read.
         guard EntryLock.acquire(directory: directory.path, key: key) != nil else { return ByteRangeSet() }
         return ResourceMetadata.load(from: metadataPath(key), key: key, files: files)?.rangesOnDisk(in: directory.path, files: files) ?? ByteRangeSet()
+    }
+
+    /// What the origin said about `url` (length, type, validators) as far as this cache knows
+    /// it, from the live entry or the index on disk: no request is made and no reader opened.
+    /// `nil` when nothing is known (never fetched, evicted, or held by another process).
+    public func contentInfo(for url: URL) -> VideoContentInfo? {
+        let key = key(for: url)
+        if let entry = entries.withLock({ $0[key] }) { return entry.info }
+        guard ledger.isRegistered(key), EntryLock.acquire(directory: directory.path, key: key) != nil else { return nil }
+        return ResourceMetadata.load(from: metadataPath(key), key: key, files: files)?.info
+    }
+
+    /// What is held of `url` now, then again after every change: bytes stored, bytes dropped
+    /// (a new version, a remove, a damaged block found by its check), or the length learnt.
+    ///
+    /// Each call is a subscriber of its own: every element is the whole current ``Content``, and
+    /// a subscriber that falls behind gets the newest only (older ones are superseded, not
+    /// queued). The first element is what is held when the call is made. The stream ends when
+    /// its task is cancelled or it is dropped; it never ends on its own.
+    public func changes(for url: URL) -> AsyncStream<Content> {
+        let key = key(for: url)
+        return changeHub.subscribe(key) { [self] in content(forKey: key, url: url) }
+    }
+
+    /// What is held of `key` now, from its live entry or its index.
+    private func content(forKey key: String, url: URL) -> Content {
+        if let entry = entries.withLock({ $0[key] }) { return entry.content }
+        return Content(ranges: cachedRanges(for: url), length: contentInfo(for: url)?.length)
     }
 
     /// Makes sure the first `bytes` of `url` are cached (for the next videos in a feed);
@@ -156,9 +203,11 @@ public final class VideoCache: Sendable {
                 // Entries of evicted resources are idle; let them go.
                 table = table.filter { ledger.isRegistered($0.key) && $0.value.isStoring }
             }
-            let entry = ResourceEntry(key: key, url: url, directory: directory.path, origin: origin, configuration: configuration, ledger: ledger, files: files)
+            let entry = ResourceEntry(key: key, url: url, directory: directory.path, origin: origin, configuration: configuration,
+                                      ledger: ledger, files: files, changes: changeHub)
             if entry.isStoring {
-                ledger.register(key, bytes: entry.ranges.byteCount, lastUse: Date().timeIntervalSince1970, dataFileName: entry.dataFileName, busy: 1, local: true)
+                ledger.register(key, bytes: entry.ranges.byteCount, lastUse: configuration.now().timeIntervalSince1970,
+                                dataFileName: entry.dataFileName, busy: 1, local: true)
             }
             table[key] = entry
             return entry
@@ -171,7 +220,7 @@ public final class VideoCache: Sendable {
     /// an entry another process (or another cache of this one) is using are left alone.
     private func recoverEntries() {
         let path = directory.path
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        let names = files.names(in: path)
         var byKey: [String: [String]] = [:]
         for name in names where EntryFiles.isKey(name.prefix(32)) {
             byKey[String(name.prefix(32)), default: []].append(name)
@@ -195,7 +244,7 @@ public final class VideoCache: Sendable {
             }
             for name in names where !kept.contains(name) {
                 // unlink(2) removes a planted symlink itself, never what it points to.
-                unlink(path + "/" + name)
+                files.remove(path + "/" + name)
             }
             withExtendedLifetime(lock) {}
         }
