@@ -7,6 +7,8 @@ enum VideoCommand {
     static let usage = "usage: douyinkit video get <url> --range <first>-<last> --dir <dir> [--out <file>]"
 
     static func run(_ arguments: [String]) async throws {
+        if arguments.first == "serve" { return try await VideoServeCommand.run(Array(arguments.dropFirst())) }
+        if arguments.first == "prefetch" { return try await VideoPrefetchCommand.run(Array(arguments.dropFirst())) }
         var options = try Options(arguments, usage: usage)
         guard options.positional.count == 2, options.positional[0] == "get",
               let url = URL(string: options.positional[1]), url.scheme != nil else {

@@ -24,6 +24,8 @@ guard let verb = arguments.first, let command = verbs[verb] else {
       cache get <url> --dir <dir> [--out <file>]
       webp-frames <file> --out <dir>
       video get <url> --range <first>-<last> --dir <dir> [--out <file>]
+      video serve --dir <dir> [--port P]
+      video prefetch <url> --dir <dir> --seconds S [--max-bandwidth B]
       feed preload <feed.json> --index I --dir <dir> [--ahead N] [--behind M] [--bytes B]
       gift-sim <script> [--tracks N] [--combo-window MS] [--max-combo N]
       api <endpoint> [name=value ...] --base <url> [--pages N] [--fallback <dir>] [--file <path>]
