@@ -43,6 +43,10 @@ public enum VideoCacheError: Error, Sendable, Hashable, CustomStringConvertible 
     /// a redirect to one): refused before any connection. Local files go through
     /// ``FileOrigin``, chosen explicitly.
     case unsupportedScheme(url: String)
+    /// The local proxy (``VideoProxyServer``) could not listen on 127.0.0.1:`port`: `call` is
+    /// the C function (`bind`, `listen`, `socket`, `pipe`) and `errno` what it set
+    /// (`EADDRINUSE`: the port is taken).
+    case listen(port: Int, call: String, errno: Int32)
 
     /// One line saying what went wrong.
     public var description: String {
@@ -59,6 +63,7 @@ public enum VideoCacheError: Error, Sendable, Hashable, CustomStringConvertible 
         case .resourceChanged(let url): "\(url) changed at the origin during the read; read it again for the new version"
         case .entryInUseElsewhere: "the entry is in use by another process"
         case .unsupportedScheme(let url): "refused \(url): only http and https URLs are fetched from an origin"
+        case .listen(let port, let call, let code): "cannot listen on 127.0.0.1:\(port): \(call) failed: \(String(cString: strerror(code))) (errno \(code))"
         }
     }
 }

@@ -5,11 +5,17 @@ import Foundation
 /// byte range through the video cache, written as it arrives.
 enum VideoCommand {
     /// The verb's entry in the tool's table.
-    static let verb = Verb(name: "video", summary: "read a byte range of a video through the range-request cache", usage: usage, run: run)
+    static let verb = Verb(name: "video", summary: "read a byte range through the video cache, serve it to players, prefetch seconds", usage: usage, run: run)
 
-    static let usage = "usage: douyinkit video get <url> --range <first>-<last> --dir <dir> [--out <file>]"
+    static let usage = """
+        usage: douyinkit video get <url> --range <first>-<last> --dir <dir> [--out <file>]
+               douyinkit video serve --dir <dir> [--port P]
+               douyinkit video prefetch <url> --dir <dir> --seconds S [--max-bandwidth B]
+        """
 
     static func run(_ arguments: [String]) async throws {
+        if arguments.first == "serve" { return try await VideoServeCommand.run(Array(arguments.dropFirst())) }
+        if arguments.first == "prefetch" { return try await VideoPrefetchCommand.run(Array(arguments.dropFirst())) }
         var options = try Options(arguments, usage: usage)
         guard options.positional.first == "get" else { throw ToolError.usage(usage) }
         guard options.positional.count >= 2 else { throw options.missing("<url>") }
