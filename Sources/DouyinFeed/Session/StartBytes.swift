@@ -1,4 +1,5 @@
 import Foundation
+import DouyinVideoCache
 
 /// The bytes a player needs before the first frame of an MP4: the `moov` box wherever it is,
 /// plus 1 s of media at the gear's bitrate.
