@@ -14,12 +14,27 @@ import Testing
 @Suite("Authentication: one refresh for many 401s, against the backend's expiring token", .timeLimit(.minutes(2)))
 struct AuthenticationTests {
     /// An opening the test holds shut until it chooses (a refresh held while calls pile up).
+    /// Any number of tasks may wait at it: a broken client that runs many refreshes must fail
+    /// the test's expectations, not trip over the gate.
     final class Gate: Sendable {
-        private let stream: AsyncStream<Void>
-        private let continuation: AsyncStream<Void>.Continuation
-        init() { (stream, continuation) = AsyncStream<Void>.makeStream() }
-        func open() { continuation.finish() }
-        func wait() async { for await _ in stream {} }
+        private let state = LockedBox((open: false, waiting: [CheckedContinuation<Void, Never>]()))
+        func open() {
+            let waiting = state.withLock { state in
+                state.open = true
+                defer { state.waiting = [] }
+                return state.waiting
+            }
+            waiting.forEach { $0.resume() }
+        }
+        func wait() async {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let isOpen = state.withLock { state in
+                    if !state.open { state.waiting.append(continuation) }
+                    return state.open
+                }
+                if isOpen { continuation.resume() }
+            }
+        }
     }
 
     /// The provider of the tests: the first token is one the backend never issued (so every
