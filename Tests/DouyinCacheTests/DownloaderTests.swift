@@ -214,7 +214,10 @@ private final class BusyPool: Sendable {
                 self.state.withLock { $0.spinning -= 1 }
             }
         }
-        spinningEverywhere.wait()
+        // Bounded too: a thread of the pool held elsewhere (another suite's task running in
+        // parallel) can keep the spinners from all running at once; the test then fails on
+        // `isBusy` instead of blocking this delegate queue for ever (seen under TSan).
+        if spinningEverywhere.wait(timeout: .now() + 10) == .timedOut { state.withLock { $0.timedOut = true } }
     }
 
     /// Whether the pool has been busy all along: no spinner gave up waiting for the release.

@@ -23,7 +23,11 @@ struct ImagePrefetcherTests {
             let prefetcher = ImagePrefetcher(cache: cache)
             prefetcher.startPrefetching(with: urls)
             #expect(prefetcher.pendingCount == 5)
-            while cache.waiterCount(for: urls[0]) < 1 { await Task.yield() }
+            // Until the prefetch of the first waits on its download (bounded: a prefetch that
+            // already ended leaves the visible fetch a memory hit, still one request).
+            while cache.waiterCount(for: urls[0]) < 1, cache.cachedData(for: urls[0]) == nil, prefetcher.statistics.completed + prefetcher.statistics.failed == 0 {
+                await Task.yield()
+            }
 
             // When: the first cover scrolls into view while its prefetch downloads, and the
             // last one (still waiting in the prefetcher) too.
@@ -34,7 +38,9 @@ struct ImagePrefetcherTests {
 
             // Then: each URL was requested from the origin exactly once: the visible fetch
             // shared the prefetch's download, and the later prefetch found the bytes held.
-            #expect(visibleFirst.source == .network && visibleFirst.data.count == 600_000)
+            // (`.network` when it joined the running prefetch, `.memory` when a loaded machine let
+            // the prefetch end first: either way no second request, which is what is checked.)
+            #expect(visibleFirst.data.count == 600_000)
             #expect(visibleLast.data.count == 600_000)
             for index in 0..<5 { #expect(Self.requests(origin, "/slow/\(index).webp") == 1, "cover \(index)") }
             #expect(cache.statistics.downloads == 5)
@@ -53,7 +59,8 @@ struct ImagePrefetcherTests {
             let cache = try TwoTierCache(directory: folder.url)
             let prefetcher = try ImagePrefetcher(cache: cache, configuration: .init(maxConcurrentPrefetches: 1))
             prefetcher.startPrefetching(with: urls)
-            while cache.waiterCount(for: urls[0]) < 1 { await Task.yield() }
+            // 2 MB at 50 kB/s: the first prefetch runs for 40 s, far longer than this wait.
+            while cache.waiterCount(for: urls[0]) < 1, prefetcher.statistics.completed + prefetcher.statistics.failed == 0 { await Task.yield() }
 
             prefetcher.stopAll()
             await prefetcher.idle()
@@ -74,11 +81,18 @@ struct ImagePrefetcherTests {
             let origin = try NginxOrigin(extraLocations: "location /slow/ { limit_rate 200k; }")
             for name in ["busy", "p0", "p1", "visible"] { try origin.serve(Data(count: 400_000), at: "/slow/\(name).bin") }
             let cache = try TwoTierCache(directory: folder.url, configuration: .init(downloader: .init(maxConcurrentDownloads: 1)))
-            async let busy = cache.fetch(origin.url("/slow/busy.bin"))
+            let busyURL = origin.url("/slow/busy.bin")
+            async let busy = cache.fetch(busyURL)
             while cache.downloader.queue.operationCount < 1 { await Task.yield() }
             let prefetcher = ImagePrefetcher(cache: cache)
             prefetcher.startPrefetching(with: [origin.url("/slow/p0.bin"), origin.url("/slow/p1.bin")])
-            while cache.downloader.queue.operationCount < 3 { await Task.yield() }
+            while cache.downloader.queue.operationCount < 3 {
+                guard cache.cachedData(for: busyURL) == nil else {
+                    Issue.record("the busy download ended before both prefetches were queued: the origin is too fast for this test")
+                    return
+                }
+                await Task.yield()
+            }
 
             // When: a visible fetch is asked after them.
             async let visible = cache.fetch(origin.url("/slow/visible.bin"))
