@@ -9,7 +9,8 @@ import Foundation
 /// Test bed: 8 ffmpeg clips of 6 s in three gears (~0.6/1.2/2.4 Mbit/s, half with `moov` at
 /// the end), a feed of 48 items over them, a loopback origin with one token bucket for all its
 /// connections and 40 ms before each first byte. `SESSION_SWIPES` (default 40, split over 2
-/// rounds) and `SESSION_RATES` (Mbit/s, default `8,4,16`) change the run.
+/// rounds), `SESSION_RATES` (Mbit/s, default `8,4,16`) and `SESSION_PLAY_AHEAD_MS` (the
+/// adaptive buffer target, default the library's 1,500) change the run.
 enum SessionBenchmark {
     static func run() async throws {
         let environment = ProcessInfo.processInfo.environment
@@ -38,6 +39,9 @@ enum SessionBenchmark {
                     runs += 1
                     var configuration = FeedSession.Configuration()
                     configuration.policy = policy
+                    if let ahead = environment["SESSION_PLAY_AHEAD_MS"].flatMap(Int.init) {
+                        configuration.plan.playAhead = .milliseconds(max(0, ahead))
+                    }
                     let session = try FeedSession(items: items, directory: scratch.appendingPathComponent("cache-\(runs)"), configuration: configuration)
                     reports[policy, default: []].append(await SessionReplay.run(session, trace: trace))
                 }
