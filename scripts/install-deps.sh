@@ -1,6 +1,6 @@
 #!/bin/sh
 # Installs what DouyinKit needs and this machine lacks. `install-deps.sh` installs the build
-# dependency (libwebp); `install-deps.sh test` adds what the tests use (nginx, libwebp's tools).
+# dependency (libwebp); `install-deps.sh test` adds what the tests use (nginx, libwebp's tools, ffmpeg, curl).
 set -eu
 
 missing_debian=""
@@ -14,15 +14,20 @@ want() { # <present?> <debian package> <brew formula>
 
 want "command -v pkg-config" pkg-config pkg-config
 want "pkg-config --exists libwebpdemux" libwebp-dev webp
+# The local API backend's WebSocket push, which the demo's chat sections use too: Debian's
+# package (seen by /usr/bin/python3), or pip on macOS.
+if [ "$(uname -s)" = "Darwin" ]; then
+    python3 -c "import websockets" >/dev/null 2>&1 || pip3 install websockets
+else
+    want "/usr/bin/python3 -c 'import websockets'" python3-websockets python3-websockets
+fi
 if [ "${1:-}" = "test" ]; then
     want "command -v nginx || test -x /usr/sbin/nginx" nginx nginx
     want "command -v img2webp && command -v webpmux && command -v cwebp" webp webp
-    # The local API backend's WebSocket push: Debian's package (seen by /usr/bin/python3), or pip on macOS.
-    if [ "$(uname -s)" = "Darwin" ]; then
-        python3 -c "import websockets" >/dev/null 2>&1 || pip3 install websockets
-    else
-        want "/usr/bin/python3 -c 'import websockets'" python3-websockets python3-websockets
-    fi
+    # ffmpeg makes the test media and is the player through the local proxy; curl checks its
+    # HTTP semantics.
+    want "command -v ffmpeg" ffmpeg ffmpeg
+    want "command -v curl" curl curl
 fi
 
 [ -z "$missing_debian" ] && exit 0
