@@ -200,8 +200,10 @@ private final class BusyPool: Sendable {
     func occupyOnce() {
         guard state.withLock({ state in defer { state.started = true }; return !state.started }) else { return }
         let spinningEverywhere = DispatchSemaphore(value: 0)
-        // Bounded, so a starved delegate fails the test instead of hanging it.
-        let deadline = ContinuousClock.now + .seconds(10)
+        // Bounded, so a starved delegate fails the test instead of hanging it; 30 s, as a 1 MB
+        // body under Thread Sanitizer beside 2 spinning cores and other suites took over 10 s
+        // (fresh-clone make test).
+        let deadline = ContinuousClock.now + .seconds(30)
         for _ in 0..<spinners {
             DispatchQueue.global().async {
                 if self.state.withLock({ $0.spinning += 1; return $0.spinning }) == self.running { spinningEverywhere.signal() }
@@ -217,7 +219,7 @@ private final class BusyPool: Sendable {
         // Bounded too: a thread of the pool held elsewhere (another suite's task running in
         // parallel) can keep the spinners from all running at once; the test then fails on
         // `isBusy` instead of blocking this delegate queue for ever (seen under TSan).
-        if spinningEverywhere.wait(timeout: .now() + 10) == .timedOut { state.withLock { $0.timedOut = true } }
+        if spinningEverywhere.wait(timeout: .now() + 30) == .timedOut { state.withLock { $0.timedOut = true } }
     }
 
     /// Whether the pool has been busy all along: no spinner gave up waiting for the release.

@@ -76,27 +76,26 @@ struct ImagePrefetcherTests {
 
     @Test func prefetchesQueueBehindAVisibleFetch() async throws {
         try await withTemporaryDirectory { folder in
-            // Given: a downloader with one slot, busy with a slow visible download, and two
-            // prefetches queued in it behind that one.
-            let origin = try NginxOrigin(extraLocations: "location /slow/ { limit_rate 200k; }")
-            for name in ["busy", "p0", "p1", "visible"] { try origin.serve(Data(count: 400_000), at: "/slow/\(name).bin") }
+            // Given: a downloader with one slot, busy with a download far too slow to finish
+            // during the test (400 KB at 10 kB/s), and two prefetches queued behind it. The test
+            // ends the busy download itself once everything is queued: with a faster origin, a
+            // task pool kept busy by other suites under Thread Sanitizer let it finish before
+            // both prefetches were queued (fresh-clone make test).
+            let origin = try NginxOrigin(extraLocations: "location /slow/ { limit_rate 200k; } location /stuck/ { limit_rate 10k; }")
+            for name in ["p0", "p1", "visible"] { try origin.serve(Data(count: 400_000), at: "/slow/\(name).bin") }
+            try origin.serve(Data(count: 400_000), at: "/stuck/busy.bin")
             let cache = try TwoTierCache(directory: folder.url, configuration: .init(downloader: .init(maxConcurrentDownloads: 1)))
-            let busyURL = origin.url("/slow/busy.bin")
-            async let busy = cache.fetch(busyURL)
+            let busy = Task { try await cache.fetch(origin.url("/stuck/busy.bin")) }
             while cache.downloader.queue.operationCount < 1 { await Task.yield() }
             let prefetcher = ImagePrefetcher(cache: cache)
             prefetcher.startPrefetching(with: [origin.url("/slow/p0.bin"), origin.url("/slow/p1.bin")])
-            while cache.downloader.queue.operationCount < 3 {
-                guard cache.cachedData(for: busyURL) == nil else {
-                    Issue.record("the busy download ended before both prefetches were queued: the origin is too fast for this test")
-                    return
-                }
-                await Task.yield()
-            }
+            while cache.downloader.queue.operationCount < 3 { await Task.yield() }
 
-            // When: a visible fetch is asked after them.
+            // When: a visible fetch is asked after them, and then the slot frees.
             async let visible = cache.fetch(origin.url("/slow/visible.bin"))
-            _ = try await (busy, visible)
+            while cache.downloader.queue.operationCount < 4 { await Task.yield() }
+            busy.cancel()
+            _ = try await visible
             await prefetcher.idle()
 
             // Then: the origin saw the visible request before both prefetches.
