@@ -21,8 +21,10 @@ test: test-deps
 	$(SWIFT) test --sanitize=thread $(STRICT)
 	SWIFT=$(SWIFT) ./scripts/docs.sh
 
-# A DocC archive per library module in .build/docs/<Module>.doccarchive; fails when a public
-# symbol has no doc comment (`make test` runs it too).
+# A DocC archive per library module in .build/docs/<Module>.doccarchive and all of them combined
+# in .build/docs/DouyinKit.doccarchive (`docc merge`; README, "Reading the docs"). Fails when a
+# public symbol has no doc comment, when docc warns (broken or ambiguous link, undocumented
+# parameter) or when a README sample does not compile (`make test` runs it too).
 docs: deps
 	SWIFT=$(SWIFT) ./scripts/docs.sh
 

@@ -8,6 +8,23 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
 
+// libwebp, by host. The manifest is evaluated on the machine that builds, never on the device:
+// - Apple hosts (Xcode or `swift build` on macOS, building for iOS, macOS, tvOS or watchOS) take
+//   libwebp from source through SDWebImage's libwebp-Xcode package (product and module
+//   `libwebp`, BSD-3 libwebp compiled from its own sources), because an iOS app cannot link a
+//   Homebrew or system libwebp. DouyinWebP then imports `libwebp` (LibWebPContainer.swift).
+// - Linux keeps Debian's libwebp-dev through the CWebP system-library target; the `#if` means a
+//   Linux build never resolves, downloads or builds the Apple dependency.
+// The benchmark and the tests still compare against CWebP (the system libwebp's own
+// WebPAnimDecoder): on macOS they need Homebrew's webp, an app using the library does not.
+#if os(Linux)
+let webpPackages: [Package.Dependency] = []
+let libwebp: Target.Dependency = "CWebP"
+#else
+let webpPackages: [Package.Dependency] = [.package(url: "https://github.com/SDWebImage/libwebp-Xcode.git", from: "1.5.0")]
+let libwebp: Target.Dependency = .product(name: "libwebp", package: "libwebp-Xcode")
+#endif
+
 let package = Package(
     name: "DouyinKit",
     // `Duration`, `Clock` and the async APIs the modules use need these; without a platforms
@@ -25,6 +42,7 @@ let package = Package(
         .library(name: "DouyinChat", targets: ["DouyinChat"]),
         .executable(name: "douyinkit", targets: ["douyinkit"]),
     ],
+    dependencies: webpPackages,
     targets: [
         // Internal: the one lock box, async Operation state, MD5, CRC32C, the POSIX file layer
         // with its fault seam, URLSession set-up. No product, never re-exported; `package` access.
@@ -35,13 +53,14 @@ let package = Package(
         .target(name: "DouyinModels", swiftSettings: swiftSettings),
         .target(name: "DouyinGift", dependencies: ["DouyinSupport"], swiftSettings: swiftSettings),
         .target(name: "DouyinCache", dependencies: ["DouyinSupport"], swiftSettings: swiftSettings),
-        // libwebp from the system (Debian libwebp-dev, Homebrew webp); only DouyinWebP imports it.
+        // libwebp from the system (Debian libwebp-dev, Homebrew webp): DouyinWebP's on Linux, and
+        // the baseline the bench and the WebP tests compare with on every host.
         .systemLibrary(
             name: "CWebP",
             pkgConfig: "libwebpdemux",
             providers: [.apt(["libwebp-dev"]), .brew(["webp"])]
         ),
-        .target(name: "DouyinWebP", dependencies: ["CWebP", "DouyinSupport"], swiftSettings: swiftSettings),
+        .target(name: "DouyinWebP", dependencies: [libwebp, "DouyinSupport"], swiftSettings: swiftSettings),
         .target(name: "DouyinVideoCache", dependencies: ["DouyinSupport"], swiftSettings: swiftSettings),
         .target(name: "DouyinAPI", dependencies: ["DouyinModels", "DouyinSupport"], swiftSettings: swiftSettings),
         // The feed: playback policy, the preloader over both caches, the cover pipeline.

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs what DouyinKit needs and this machine lacks. `install-deps.sh` installs the build
-# dependency (libwebp); `install-deps.sh test` adds what the tests use (nginx, libwebp's tools,
+# dependencies (libwebp; on Linux OpenSSL and zlib for the chat client's wss:// and compression);
+# `install-deps.sh test` adds what the tests use (nginx, libwebp's tools, ffmpeg, curl, python3-venv,
 # and the Autobahn case runner kosoku 0.1.0 from PyPI in .build/autobahn-venv).
 set -eu
 
@@ -31,14 +32,28 @@ want() { # <present?> <debian package> <brew formula>
 
 want "command -v pkg-config" pkg-config pkg-config
 want "pkg-config --exists libwebpdemux" libwebp-dev webp
+# DouyinChat's own client on Linux: wss:// through OpenSSL, permessage-deflate through zlib (the
+# COpenSSL and CZlib shims; Apple platforms use URLSession and need neither).
+if [ "$(uname -s)" != "Darwin" ]; then
+    want "pkg-config --exists openssl" libssl-dev libssl-dev
+    want "pkg-config --exists zlib" zlib1g-dev zlib1g-dev
+fi
+# The local API backend's WebSocket push, which the demo's chat sections use too: Debian's
+# package (seen by /usr/bin/python3), or pip on macOS.
+if [ "$(uname -s)" = "Darwin" ]; then
+    python3 -c "import websockets" >/dev/null 2>&1 || pip3 install websockets
+else
+    want "/usr/bin/python3 -c 'import websockets'" python3-websockets python3-websockets
+fi
 if [ "${1:-}" = "test" ]; then
     want "command -v nginx || test -x /usr/sbin/nginx" nginx nginx
     want "command -v img2webp && command -v webpmux && command -v cwebp" webp webp
-    # The local API backend's WebSocket push: Debian's package (seen by /usr/bin/python3), or pip on macOS.
-    if [ "$(uname -s)" = "Darwin" ]; then
-        python3 -c "import websockets" >/dev/null 2>&1 || pip3 install websockets
-    else
-        want "/usr/bin/python3 -c 'import websockets'" python3-websockets python3-websockets
+    # ffmpeg makes the test media and is the player through the local proxy; curl checks its
+    # HTTP semantics.
+    want "command -v ffmpeg" ffmpeg ffmpeg
+    want "command -v curl" curl curl
+    # The Autobahn runner's virtual environment (finish below makes it).
+    if [ "$(uname -s)" != "Darwin" ]; then
         want "/usr/bin/python3 -c 'import ensurepip, venv'" python3-venv python3-venv
     fi
 fi

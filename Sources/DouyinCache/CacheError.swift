@@ -46,6 +46,10 @@ public enum CacheError: Error, Hashable, Sendable, CustomStringConvertible {
     case notStored(url: String)
     /// The download was cancelled before it finished.
     case cancelled(url: String)
+    /// A component's configuration has a field outside its allowed range: `field` is the
+    /// field's Swift name, `value` the value given and `allowed` the range, as text. Thrown by
+    /// the component's initializer; nothing is clamped.
+    case configurationOutOfRange(field: String, value: String, allowed: String)
 
     /// What happened, in one line a person can act on.
     public var description: String {
@@ -63,6 +67,7 @@ public enum CacheError: Error, Hashable, Sendable, CustomStringConvertible {
             "refused \(url): scheme \"\(scheme)\" is not fetched (http and https only; file only when Downloader.Configuration.allowsFileURLs is on)"
         case .notStored(let url): "\(url) was downloaded but not stored: its length could not be checked (body ended by closing the connection)"
         case .cancelled(let url): "download of \(url) was cancelled"
+        case .configurationOutOfRange(let field, let value, let allowed): "\(field) \(value) is outside \(allowed)"
         }
     }
 }

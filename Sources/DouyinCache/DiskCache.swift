@@ -112,7 +112,7 @@ public final class DiskCache: Sendable {
             guard let entry = index.entries[key], entry.generation == expected.generation else {
                 return nil  // Stored again meanwhile: the new file is not the one read.
             }
-            if let ageLimit = configuration.ageLimit, now - entry.stored >= Self.seconds(ageLimit) {
+            if let ageLimit = configuration.ageLimit, now - entry.stored >= ageLimit.inSeconds {
                 remove(key, from: &index)
                 return nil
             }
@@ -204,7 +204,7 @@ public final class DiskCache: Sendable {
         guard let ageLimit = configuration.ageLimit else { return }
         let now = clock.now().timeIntervalSince1970
         index.withLock { index in
-            for (key, entry) in index.entries where now - entry.stored >= Self.seconds(ageLimit) {
+            for (key, entry) in index.entries where now - entry.stored >= ageLimit.inSeconds {
                 remove(key, from: &index)
             }
         }
@@ -238,11 +238,6 @@ public final class DiskCache: Sendable {
     /// md5 hex keys only: 32 lowercase hex digits, as ``MD5/hex(_:)-swift.type.method`` makes.
     static func isValid(_ key: String) -> Bool {
         key.utf8.count == 32 && key.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
-        return Double(seconds) + Double(attoseconds) / 1e18
     }
 
     func path(for key: String) -> String {

@@ -4,8 +4,9 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// How soon a download should run relative to others waiting in the ``Downloader``'s queue.
-public enum DownloadPriority: Sendable, Hashable {
+/// How soon a download should run relative to others waiting in the ``Downloader``'s queue;
+/// ordered ``low`` < ``normal`` < ``high``.
+public enum DownloadPriority: Sendable, Hashable, Comparable {
     /// Prefetching work that can wait.
     case low
     /// The default.
@@ -60,12 +61,12 @@ public struct DownloadedData: Sendable, Hashable {
 public final class Downloader: Sendable {
     /// The limits of a downloader.
     public struct Configuration: Sendable, Hashable {
-        /// How many downloads run at once; 6 by default, like URLSession's per-host limit.
-        /// Values below 1 count as 1.
+        /// How many downloads run at once; 6 by default; 1 or more (checked by
+        /// ``Downloader/init(configuration:sessionConfiguration:)``).
         public var maxConcurrentDownloads: Int
         /// The largest body accepted, in bytes (decoded bytes when the server encodes the
-        /// body); 64 MB by default; `nil` means no limit. A lying or endless body otherwise
-        /// grows in memory until the process dies.
+        /// body); 64 MB by default; 0 or more; `nil` means no limit. A lying or endless body
+        /// otherwise grows in memory until the process dies.
         public var maximumBodySize: Int?
         /// Whether `file://` URLs are read from this machine's disk; off by default, so a
         /// URL that came from the network can never copy a local file into the cache. Turn it
@@ -74,11 +75,21 @@ public final class Downloader: Sendable {
         /// blocking) and ``maximumBodySize`` applies.
         public var allowsFileURLs: Bool
 
-        /// Builds a configuration.
+        /// Builds a configuration; it stores the values as given (the downloader checks them).
         public init(maxConcurrentDownloads: Int = 6, maximumBodySize: Int? = 64 << 20, allowsFileURLs: Bool = false) {
-            self.maxConcurrentDownloads = max(1, maxConcurrentDownloads)
-            self.maximumBodySize = maximumBodySize.map { max(0, $0) }
+            self.maxConcurrentDownloads = maxConcurrentDownloads
+            self.maximumBodySize = maximumBodySize
             self.allowsFileURLs = allowsFileURLs
+        }
+
+        /// The first field outside its range, as the error the downloader throws.
+        func check() throws(CacheError) {
+            if maxConcurrentDownloads < 1 {
+                throw .configurationOutOfRange(field: "maxConcurrentDownloads", value: String(maxConcurrentDownloads), allowed: "1 or more")
+            }
+            if let maximumBodySize, maximumBodySize < 0 {
+                throw .configurationOutOfRange(field: "maximumBodySize", value: String(maximumBodySize), allowed: "0 or more bytes, or nil for no limit")
+            }
         }
     }
 
@@ -91,9 +102,25 @@ public final class Downloader: Sendable {
     private let session: URLSession
     private let tasks: SessionTasks
 
-    /// Makes a downloader over its own URLSession, made from a copy of `sessionConfiguration`
-    /// (ephemeral by default: the caches keep the bytes, URLCache should not keep them twice).
-    public init(configuration: Configuration = Configuration(), sessionConfiguration: URLSessionConfiguration = .ephemeral) {
+    /// Makes a downloader with the default limits (always valid) over its own URLSession,
+    /// made from a copy of `sessionConfiguration` (ephemeral by default: the caches keep the
+    /// bytes, URLCache should not keep them twice).
+    public convenience init(sessionConfiguration: URLSessionConfiguration = .ephemeral) {
+        self.init(checked: Configuration(), sessionConfiguration: sessionConfiguration)
+    }
+
+    /// Makes a downloader with `configuration`'s limits over its own URLSession, made from a
+    /// copy of `sessionConfiguration` (ephemeral by default).
+    ///
+    /// - Throws: ``CacheError/configurationOutOfRange(field:value:allowed:)`` naming the first
+    ///   field outside its range (``Configuration/maxConcurrentDownloads`` below 1, a negative
+    ///   ``Configuration/maximumBodySize``); nothing is clamped.
+    public convenience init(configuration: Configuration, sessionConfiguration: URLSessionConfiguration = .ephemeral) throws(CacheError) {
+        try configuration.check()
+        self.init(checked: configuration, sessionConfiguration: sessionConfiguration)
+    }
+
+    private init(checked configuration: Configuration, sessionConfiguration: URLSessionConfiguration) {
         self.configuration = configuration
         queue = OperationQueue()
         queue.name = "DouyinCache.Downloader"
@@ -147,81 +174,6 @@ public final class Downloader: Sendable {
         default:
             operation.complete(.failure(.unsupportedScheme(url: url.absoluteString, scheme: url.scheme ?? "")))
         }
-    }
-}
-
-/// One download: executing while its transfer runs, finished when its completion has run.
-public final class DownloadOperation: Operation, @unchecked Sendable {
-    // @unchecked Sendable: Operation is not Sendable; the mutable fields live in `state`.
-
-    /// The resource being downloaded.
-    public let url: URL
-    private let progress: (@Sendable (Int64, Int64?) -> Void)?
-    private let completion: @Sendable (Result<DownloadedData, CacheError>) -> Void
-    private let begin: @Sendable (DownloadOperation) -> Void
-
-    private struct State {
-        var completed = false
-        var task: URLSessionTask?
-    }
-
-    private let state = LockedBox(State())
-    private let lifecycle = AsyncOperationState()
-
-    init(
-        url: URL, progress: (@Sendable (Int64, Int64?) -> Void)?,
-        completion: @escaping @Sendable (Result<DownloadedData, CacheError>) -> Void,
-        begin: @escaping @Sendable (DownloadOperation) -> Void
-    ) {
-        self.url = url
-        self.progress = progress
-        self.completion = completion
-        self.begin = begin
-        super.init()
-    }
-
-    /// Always true: the transfer runs on URLSession's threads.
-    public override var isAsynchronous: Bool { true }
-    /// Whether the transfer is running.
-    public override var isExecuting: Bool { lifecycle.isExecuting }
-    /// Whether the completion has run.
-    public override var isFinished: Bool { lifecycle.isFinished }
-
-    /// Starts the transfer, or completes as cancelled if cancelled before it began.
-    public override func start() {
-        // Completing first leaves a finish pending, which `lifecycle.start` then carries out.
-        if isCancelled { complete(.failure(.cancelled(url: url.absoluteString))) }
-        guard lifecycle.start(self) else { return }
-        begin(self)
-    }
-
-    /// Cancels the transfer; the completion receives ``CacheError/cancelled(url:)``.
-    public override func cancel() {
-        super.cancel()
-        let task = state.withLock { $0.task }
-        task?.cancelWithoutWaiting()
-        if task == nil, isExecuting { complete(.failure(.cancelled(url: url.absoluteString))) }
-    }
-
-    func attach(_ task: URLSessionTask) {
-        state.withLock { $0.task = task }
-        if isCancelled { task.cancelWithoutWaiting() }
-    }
-
-    func reportProgress(_ received: Int64, _ expected: Int64?) {
-        progress?(received, expected)
-    }
-
-    /// Runs the completion once and finishes; later calls (a callback racing a cancel) are ignored.
-    func complete(_ result: Result<DownloadedData, CacheError>) {
-        let first = state.withLock { state in
-            defer { state.completed = true }
-            return !state.completed
-        }
-        guard first else { return }
-        completion(isCancelled ? .failure(.cancelled(url: url.absoluteString)) : result)
-        state.withLock { $0.task = nil }
-        lifecycle.finish(self)
     }
 }
 
@@ -324,23 +276,6 @@ private final class SessionTasks: NSObject, URLSessionDataDelegate, @unchecked S
         } else {
             transfer.operation.complete(.success(DownloadedData(data: transfer.data, isLengthChecked: transfer.framed)))
         }
-    }
-}
-
-fileprivate extension URLSessionTask {
-    /// Cancels the task from another thread and returns at once.
-    ///
-    /// FoundationNetworking's `cancel()` waits (`sync`) for the session's work queue, where
-    /// libcurl reads the socket, and the transfer stops only when that queue gets to it: against
-    /// a loopback server sending as fast as it can, the wait took 0.07–0.4 s and the reading went
-    /// on for up to 1.2 s (9 s under Thread Sanitizer). Meanwhile every chunk read is queued on
-    /// the delegate queue with its bytes. Waiting on the delegate queue would stop it from
-    /// dropping them (the refused transfer's chunks piled up there: 300 MB in one case); waiting
-    /// on a cooperative thread (a waiter leaving ``TwoTierCache``) would hold up Swift concurrency.
-    func cancelWithoutWaiting() {
-        // A serial queue of its own: it gets a thread at once, where the global concurrent
-        // queue waits for the pool (see `SerialDelegateQueue`).
-        DispatchQueue(label: "DouyinCache.Downloader.cancel").async { self.cancel() }
     }
 }
 

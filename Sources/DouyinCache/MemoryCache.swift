@@ -49,10 +49,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         self.configuration = configuration
         costLimit = configuration.costLimit
         countLimit = configuration.countLimit
-        ageLimit = configuration.ageLimit.map { limit in
-            let (seconds, attoseconds) = limit.components
-            return Double(seconds) + Double(attoseconds) / 1e18
-        }
+        ageLimit = configuration.ageLimit?.inSeconds
         self.clock = clock
         #if os(iOS) || os(tvOS) || os(visionOS)
         // UIApplication.didReceiveMemoryWarningNotification by its raw name: UIKit's constant

@@ -11,50 +11,6 @@ public enum CacheSource: String, Sendable, Hashable {
     case network
 }
 
-extension TwoTierCache {
-    /// The limits of the three parts a ``TwoTierCache`` makes for itself in
-    /// ``TwoTierCache/init(directory:configuration:)``.
-    public struct Configuration: Sendable, Hashable {
-        /// The memory tier's limits: 64 MB of bytes by default, no count or age limit.
-        public var memory: MemoryCache<String, Data>.Configuration
-        /// The disk tier's limits: 512 MB of bytes by default, no age limit.
-        public var disk: DiskCache.Configuration
-        /// The downloader's limits: 6 downloads at once and 64 MB per body by default.
-        public var downloader: Downloader.Configuration
-
-        /// Builds a configuration from the parts' own.
-        public init(
-            memory: MemoryCache<String, Data>.Configuration = .init(),
-            disk: DiskCache.Configuration = .init(),
-            downloader: Downloader.Configuration = .init()
-        ) {
-            self.memory = memory
-            self.disk = disk
-            self.downloader = downloader
-        }
-    }
-
-    /// Hit and miss counts of a ``TwoTierCache``, per tier, since it was made.
-    public struct Statistics: Sendable, Hashable {
-        /// Answers from memory.
-        public var memoryHits = 0
-        /// Answers from disk.
-        public var diskHits = 0
-        /// Requests that found neither tier and waited for a download.
-        public var misses = 0
-        /// Downloads started (one per URL however many callers waited).
-        public var downloads = 0
-        /// Downloads that failed.
-        public var downloadFailures = 0
-        /// Downloads the disk tier could not store (kept in memory only).
-        public var diskWriteFailures = 0
-        /// Downloads whose length could not be checked (a body delimited only by the server
-        /// closing the connection, see ``DownloadedData/isLengthChecked``): handed to their
-        /// waiters, stored in neither tier.
-        public var uncheckedDownloads = 0
-    }
-}
-
 /// The two-tier cache: memory, then disk, then one shared download, keyed by the md5 of the
 /// URL's absolute string.
 ///
@@ -74,20 +30,21 @@ public final class TwoTierCache: Sendable {
     /// was not stored in the disk tier (nil when it was, or when no download was needed).
     private typealias Answer = (data: Data, source: CacheSource, storeFailure: CacheError?)
 
+    /// One URL's download and who waits on it; the waiting itself is DouyinSupport's
+    /// `SingleFlight` (a waiter leaving ends only its wait; the last one stops the download).
     private struct Flight {
-        /// Tells this download from a later one of the same URL, after this one was abandoned.
-        let id: Int
-        var waiters: [Int: CheckedContinuation<Answer, any Error>] = [:]
+        let call: SingleFlight<Answer>
         var operation: DownloadOperation?
+        var priority: DownloadPriority
+        /// The progress handlers of the callers waiting now, by caller.
+        var observers: [Int: @Sendable (FetchProgress) -> Void] = [:]
+        /// The last progress reported, handed to a caller that joins late.
+        var latest: FetchProgress?
     }
 
     private struct State {
         var flights: [String: Flight] = [:]
-        var nextWaiter = 0
-        /// Waiters between their miss and their join. One that leaves (its task cancelled)
-        /// before it joins is taken out here, so its join resumes it at once; one that leaves
-        /// after its flight resumed it is in neither place, and nothing is kept for it.
-        var notYetJoined: Set<Int> = []
+        var nextObserver = 0
         var statistics = Statistics()
     }
 
@@ -113,12 +70,14 @@ public final class TwoTierCache: Sendable {
     /// Makes a cache with a disk tier in `directory`, each part made from `configuration`
     /// (by default 64 MB of memory, 512 MB of disk, 6 downloads at once, 64 MB per body).
     ///
-    /// - Throws: ``CacheError/unwritable(path:errno:)`` when the directory cannot be created.
+    /// - Throws: ``CacheError/unwritable(path:errno:)`` when the directory cannot be created;
+    ///   ``CacheError/configurationOutOfRange(field:value:allowed:)`` when the downloader's
+    ///   configuration has a field outside its range.
     public convenience init(directory: URL, configuration: Configuration = Configuration()) throws(CacheError) {
         self.init(
             memory: MemoryCache(configuration: configuration.memory),
             disk: try DiskCache(directory: directory, configuration: configuration.disk),
-            downloader: Downloader(configuration: configuration.downloader)
+            downloader: try Downloader(configuration: configuration.downloader)
         )
     }
 
@@ -136,8 +95,18 @@ public final class TwoTierCache: Sendable {
     /// The bytes of `url` and which tier answered. A download the disk tier could not store is
     /// still answered (`.network`; it is in memory) and counted in
     /// ``Statistics/diskWriteFailures``; ``prefetch(_:priority:)`` throws instead.
-    public func fetch(_ url: URL, priority: DownloadPriority = .normal) async throws -> (data: Data, source: CacheSource) {
-        let answer = try await answer(url, priority: priority)
+    ///
+    /// `progress`, when given, hears the bytes received so far and the expected total (when
+    /// the origin said it) while a download runs, on a background thread; a caller joining a
+    /// download already running first hears where it is. Nothing is reported for a memory or
+    /// disk hit, and nothing after this call returns or throws.
+    ///
+    /// - Throws: the download's ``CacheError``; `CancellationError` when the task is cancelled
+    ///   while it waits (the download goes on while other callers wait for it).
+    public func fetch(
+        _ url: URL, priority: DownloadPriority = .normal, progress: (@Sendable (FetchProgress) -> Void)? = nil
+    ) async throws -> (data: Data, source: CacheSource) {
+        let answer = try await answer(url, priority: priority, progress: progress)
         return (answer.data, answer.source)
     }
 
@@ -162,22 +131,81 @@ public final class TwoTierCache: Sendable {
         return (answer.data.count, answer.source)
     }
 
-    private func answer(_ url: URL, priority: DownloadPriority) async throws -> Answer {
+    private func answer(_ url: URL, priority: DownloadPriority, progress: (@Sendable (FetchProgress) -> Void)? = nil) async throws -> Answer {
         let key = Self.key(for: url)
         if let (data, source) = lookUp(key) { return (data, source, nil) }
         await afterMiss?(url)
-        let waiter = state.withLock { state in
-            defer { state.nextWaiter += 1 }
-            state.notYetJoined.insert(state.nextWaiter)
-            return state.nextWaiter
-        }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                join(key: key, url: url, priority: priority, waiter: waiter, continuation: continuation)
+        // A caller already cancelled starts nothing (its flight would be abandoned at once).
+        try Task.checkCancellation()
+        enum Joined { case found(Data), waiting(SingleFlight<Answer>.Subscription, start: SingleFlight<Answer>?) }
+        let (joined, observer, latest) = state.withLock { state -> (Joined, Int?, FetchProgress?) in
+            let observer = progress.map { _ in state.nextObserver }
+            if observer != nil { state.nextObserver += 1 }
+            if var flight = state.flights[key], let subscription = flight.call.subscribe() {
+                state.statistics.misses += 1
+                if let observer, let progress { flight.observers[observer] = progress }
+                if priority > flight.priority {
+                    flight.priority = priority
+                    // Best effort: a download already running keeps its slot either way.
+                    flight.operation?.queuePriority = priority.queuePriority
+                }
+                state.flights[key] = flight
+                return (.waiting(subscription, start: nil), observer, flight.latest)
             }
-        } onCancel: {
-            leave(key: key, waiter: waiter)
+            // A flight of this URL may have finished between the miss and this lock: it stored
+            // its bytes in memory before it left, so look again rather than download twice (the
+            // memory tier has its own lock, never taken around this one).
+            if let data = memory.value(for: key) {
+                state.statistics.memoryHits += 1
+                return (.found(data), nil, nil)
+            }
+            state.statistics.misses += 1
+            state.statistics.downloads += 1
+            let call = SingleFlight<Answer>()
+            var flight = Flight(call: call, priority: priority)
+            if let observer, let progress { flight.observers[observer] = progress }
+            state.flights[key] = flight
+            // Subscribed under the lock that published the flight: nobody can abandon it first.
+            guard let subscription = call.subscribe() else { preconditionFailure("a new flight refused its first waiter") }
+            return (.waiting(subscription, start: call), observer, nil)
         }
+        switch joined {
+        case .found(let data): return (data, .memory, nil)
+        case .waiting(let subscription, let call):
+            if let call { start(call, key: key, url: url, priority: priority) }
+            if let latest, let progress { progress(latest) }
+            defer {
+                if let observer { state.withLock { _ = $0.flights[key]?.observers.removeValue(forKey: observer) } }
+            }
+            return try await subscription.value()
+        }
+    }
+
+    /// Starts the download of a new flight; its last waiter leaving cancels it.
+    private func start(_ call: SingleFlight<Answer>, key: String, url: URL, priority: DownloadPriority) {
+        let operation = downloader.download(url, priority: priority, progress: { [self] received, expected in
+            report(FetchProgress(receivedBytes: received, expectedBytes: expected), key: key, call: call)
+        }, completion: { [self] result in
+            finish(key: key, url: url, call: call, result: result)
+        })
+        state.withLock { state in
+            if state.flights[key]?.call === call { state.flights[key]?.operation = operation }
+        }
+        call.onAbandoned { [self] in
+            state.withLock { state in
+                if state.flights[key]?.call === call { state.flights[key] = nil }
+            }
+            operation.cancel()
+        }
+    }
+
+    private func report(_ progress: FetchProgress, key: String, call: SingleFlight<Answer>) {
+        let observers = state.withLock { state -> [@Sendable (FetchProgress) -> Void] in
+            guard state.flights[key]?.call === call else { return [] }
+            state.flights[key]?.latest = progress
+            return Array(state.flights[key]?.observers.values ?? [:].values)
+        }
+        for observer in observers { observer(progress) }
     }
 
     /// The completion-handler form of ``data(for:priority:)``; cancel the returned task to stop waiting.
@@ -228,8 +256,12 @@ public final class TwoTierCache: Sendable {
     /// How many callers wait on the download of `url` now; a test hook, to cancel one waiter
     /// only once the others have joined.
     package func waiterCount(for url: URL) -> Int {
-        state.withLock { $0.flights[Self.key(for: url)]?.waiters.count ?? 0 }
+        state.withLock { $0.flights[Self.key(for: url)]?.call.waiterCount ?? 0 }
     }
+
+    /// How many downloads the cache keeps a record of (a test hook: a flight every waiter left,
+    /// or that finished, must leave nothing behind).
+    package var flightCount: Int { state.withLock { $0.flights.count } }
 
     // MARK: - Internals
 
@@ -246,66 +278,7 @@ public final class TwoTierCache: Sendable {
         return nil
     }
 
-    private func join(key: String, url: URL, priority: DownloadPriority, waiter: Int, continuation: CheckedContinuation<Answer, any Error>) {
-        enum Outcome { case cancelled, found(Data), joined, started }
-        // Resumed after the lock is released: resuming a task while holding the lock deadlocks
-        // against its cancellation handler (`leave`), which takes the lock.
-        let outcome = state.withLock { state -> Outcome in
-            guard state.notYetJoined.remove(waiter) != nil else { return .cancelled }
-            if state.flights[key] != nil {
-                state.statistics.misses += 1
-                state.flights[key]?.waiters[waiter] = continuation
-                return .joined
-            }
-            // A flight of this URL may have finished between the miss and this join: it
-            // stored its bytes in memory before it left, so look again rather than download
-            // twice (the memory tier has its own lock, never taken around this one).
-            if let data = memory.value(for: key) {
-                state.statistics.memoryHits += 1
-                return .found(data)
-            }
-            state.statistics.misses += 1
-            state.statistics.downloads += 1
-            state.flights[key] = Flight(id: waiter, waiters: [waiter: continuation])
-            return .started
-        }
-        switch outcome {
-        case .cancelled: continuation.resume(throwing: CancellationError())
-        case .found(let data): continuation.resume(returning: (data, .memory, nil))
-        case .joined: break
-        case .started:
-            let operation = downloader.download(url, priority: priority) { [self] result in
-                finish(key: key, url: url, flight: waiter, result: result)
-            }
-            let abandoned = state.withLock { state in
-                guard state.flights[key]?.id == waiter else { return true }
-                state.flights[key]?.operation = operation
-                return false
-            }
-            if abandoned { operation.cancel() }
-        }
-    }
-
-    private func leave(key: String, waiter: Int) {
-        let (continuation, orphaned) = state.withLock { state -> (CheckedContinuation<Answer, any Error>?, DownloadOperation?) in
-            guard let continuation = state.flights[key]?.waiters.removeValue(forKey: waiter) else {
-                // Not joined yet: its join will resume it. Already resumed: nothing to do.
-                state.notYetJoined.remove(waiter)
-                return (nil, nil)
-            }
-            // The last waiter left: nobody wants the bytes, stop the transfer.
-            let orphaned = state.flights[key]?.waiters.isEmpty == true ? state.flights.removeValue(forKey: key)?.operation : nil
-            return (continuation, orphaned)
-        }
-        continuation?.resume(throwing: CancellationError())
-        orphaned?.cancel()
-    }
-
-    /// How many waiters the cache keeps any record of outside a flight (a test hook: a waiter
-    /// that left after its flight resumed it must leave nothing behind).
-    package var unjoinedWaiterCount: Int { state.withLock { $0.notYetJoined.count } }
-
-    private func finish(key: String, url: URL, flight: Int, result: Result<DownloadedData, CacheError>) {
+    private func finish(key: String, url: URL, call: SingleFlight<Answer>, result: Result<DownloadedData, CacheError>) {
         var storeFailure: CacheError?
         if case .success(let body) = result {
             if body.isLengthChecked {
@@ -321,17 +294,16 @@ public final class TwoTierCache: Sendable {
                 storeFailure = .notStored(url: url.absoluteString)
             }
         }
-        let waiters = state.withLock { state -> [CheckedContinuation<Answer, any Error>] in
+        state.withLock { state in
             switch result {
             case .failure: state.statistics.downloadFailures += 1
             case .success(let body) where !body.isLengthChecked: state.statistics.uncheckedDownloads += 1
             case .success: break
             }
-            guard state.flights[key]?.id == flight else { return [] }
-            return state.flights.removeValue(forKey: key).map { Array($0.waiters.values) } ?? []
+            // Out of the table before its waiters resume, so a caller who comes next starts
+            // afresh (or finds the bytes) instead of joining a finished flight.
+            if state.flights[key]?.call === call { state.flights[key] = nil }
         }
-        for waiter in waiters {
-            waiter.resume(with: result.map { ($0.data, .network, storeFailure) }.mapError { $0 as any Error })
-        }
+        call.finish(result.map { ($0.data, .network, storeFailure) }.mapError { $0 as any Error })
     }
 }

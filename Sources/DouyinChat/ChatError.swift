@@ -42,7 +42,7 @@ public enum ChatError: Error, Sendable, Hashable {
     /// A pushed message was not a `GroupChat`; `path` says where decoding stopped.
     case badMessage(path: String)
     /// The gap fill after a reconnect failed; the failure keeps the underlying error (the
-    /// ``DouyinAPI/APIError`` of `groupchat/list`, or a custom ``ChatHistorySource``'s error).
+    /// `DouyinAPI.APIError` of `groupchat/list`, or a custom ``ChatHistorySource``'s error).
     case gapFillFailed(GapFillFailure)
 
     /// Why the gap fill after a reconnect failed, with the error underneath.
@@ -130,7 +130,7 @@ extension ChatError {
     /// error that is not already a ``ChatError`` counts as a lost connection.
     static func from(_ error: any Error) -> ChatError {
         if let chat = error as? ChatError { return chat }
-        switch error as? SocketError {
+        switch error as? ClientSocketError {
         case .hostNotFound(let host, let message)?: return .hostNotFound(host: host, message: message)
         case .connectFailed(let host, let port, let code)?: return .connectFailed(host: host, port: port, errno: code)
         case .timedOut(let stage)?: return .timedOut(stage: stage)

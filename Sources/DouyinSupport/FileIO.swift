@@ -148,16 +148,38 @@ package struct FileIO: Sendable {
 
     /// Removes a file (or a symlink itself, never its target), ignoring one already gone.
     package func remove(_ path: String) {
-        _ = unlink(path)
+        _ = syscalls.unlink(path)
     }
 
-    /// Creates a directory and its parents.
+    /// Creates a directory and its parents (mode 0755); one already there is fine. Throws the
+    /// `mkdir` that failed with its errno (`ENOTDIR` when a file is in the way, `EACCES`, `EROFS`).
     package func makeDirectory(_ path: String) throws(SystemError) {
-        do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        } catch {
-            let code = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError)?.code
-            throw SystemError(call: "mkdir", code: code.map(Int32.init) ?? EACCES)
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            prefix += "/" + component
+            if mkdir(prefix, 0o755) != 0, errno != EEXIST { throw SystemError(call: "mkdir", code: errno) }
+        }
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw SystemError(call: "stat", code: errno) }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else { throw SystemError(call: "mkdir", code: ENOTDIR) }
+    }
+
+    /// The name of every entry directly in `directory`, whatever its type (symlinks, FIFOs and
+    /// directories included, so a cleaner can see what was planted); empty when it cannot be read.
+    package func names(in directory: String) -> [String] {
+        guard let stream = opendir(directory) else { return [] }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = Self.name(of: entry)
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    private static func name(of entry: UnsafeMutablePointer<dirent>) -> String {
+        withUnsafePointer(to: entry.pointee.d_name) {
+            $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
         }
     }
 
@@ -178,9 +200,7 @@ package struct FileIO: Sendable {
         defer { closedir(stream) }
         var files: [ListedFile] = []
         while let entry = readdir(stream) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
-            }
+            let name = Self.name(of: entry)
             if name == "." || name == ".." { continue }
             var info = stat()
             guard lstat(directory + "/" + name, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }

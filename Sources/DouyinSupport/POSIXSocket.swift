@@ -7,9 +7,10 @@ import Musl
 import Darwin
 #endif
 
-/// Why a ``POSIXSocket`` call failed. DouyinChat maps these to its `ChatError` cases of the
-/// same names.
-package enum SocketError: Error, Sendable, Hashable {
+/// Why a ``POSIXSocket`` call (the blocking client socket) failed. DouyinChat maps these to its
+/// `ChatError` cases of the same names. Not ``SocketError``, which is the poll-driven server
+/// sockets' (Sockets/): a client needs the host and stage named, a server does not.
+package enum ClientSocketError: Error, Sendable, Hashable {
     /// The host name did not resolve; `message` is the resolver's (`gai_strerror`).
     case hostNotFound(host: String, message: String)
     /// Every resolved address refused or failed; `errno` is the last C error (`ECONNREFUSED` …).
@@ -33,7 +34,7 @@ package final class POSIXSocket: @unchecked Sendable {
     private init(fd: Int32) { self.fd = fd }
 
     /// Resolves `host` and connects to the first address that answers within `timeout` (per
-    /// address); TCP_NODELAY set, blocking mode. Throws ``SocketError``.
+    /// address); TCP_NODELAY set, blocking mode. Throws ``ClientSocketError``.
     package static func connect(host: String, port: Int, timeout: Duration) throws -> POSIXSocket {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
@@ -45,7 +46,7 @@ package final class POSIXSocket: @unchecked Sendable {
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &list)
         guard status == 0, let first = list else {
-            throw SocketError.hostNotFound(host: host, message: String(cString: gai_strerror(status)))
+            throw ClientSocketError.hostNotFound(host: host, message: String(cString: gai_strerror(status)))
         }
         defer { freeaddrinfo(list) }
         var lastError: Int32 = ECONNREFUSED
@@ -86,25 +87,25 @@ package final class POSIXSocket: @unchecked Sendable {
             lastError = errno
             Foundation.close(fd)
         }
-        if timedOut { throw SocketError.timedOut(stage: "connect") }
-        throw SocketError.connectFailed(host: host, port: port, errno: lastError)
+        if timedOut { throw ClientSocketError.timedOut(stage: "connect") }
+        throw ClientSocketError.connectFailed(host: host, port: port, errno: lastError)
     }
 
     /// Receives up to `count` bytes into `buffer`, waiting at most `timeout` (`nil`: forever).
-    /// Returns 0 at end of stream; throws ``SocketError/timedOut(stage:)`` or
-    /// ``SocketError/connectionLost(errno:)``.
+    /// Returns 0 at end of stream; throws ``ClientSocketError/timedOut(stage:)`` or
+    /// ``ClientSocketError/connectionLost(errno:)``.
     package func receive(into buffer: UnsafeMutableRawBufferPointer, timeout: Duration?, stage: String) throws -> Int {
         while true {
             if let timeout {
                 var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
                 let ready = poll(&descriptor, 1, Int32(clamping: Self.milliseconds(timeout)))
                 if ready < 0, errno == EINTR { continue }
-                if ready == 0 { throw SocketError.timedOut(stage: stage) }
+                if ready == 0 { throw ClientSocketError.timedOut(stage: stage) }
             }
             let count = recv(fd, buffer.baseAddress, buffer.count, 0)
             if count >= 0 { return count }
             if errno == EINTR { continue }
-            throw SocketError.connectionLost(errno: errno)
+            throw ClientSocketError.connectionLost(errno: errno)
         }
     }
 
@@ -121,8 +122,8 @@ package final class POSIXSocket: @unchecked Sendable {
             }
             if sent < 0 {
                 if errno == EINTR { continue }
-                if errno == EAGAIN || errno == EWOULDBLOCK { throw SocketError.timedOut(stage: "write") }
-                throw SocketError.connectionLost(errno: errno)
+                if errno == EAGAIN || errno == EWOULDBLOCK { throw ClientSocketError.timedOut(stage: "write") }
+                throw ClientSocketError.connectionLost(errno: errno)
             }
             offset += sent
         }

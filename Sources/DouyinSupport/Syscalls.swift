@@ -29,6 +29,8 @@ package struct Syscalls: Sendable {
     package var ftruncate: @Sendable (_ fd: Int32, _ length: off_t) -> Int32
     /// `rename(from, to)`.
     package var rename: @Sendable (_ from: String, _ to: String) -> Int32
+    /// `unlink(path)`.
+    package var unlink: @Sendable (_ path: String) -> Int32
 
     /// The C library's own calls.
     package static let system = Syscalls(
@@ -39,7 +41,8 @@ package struct Syscalls: Sendable {
         pwrite: { fd, buffer, count, offset in systemPwrite(fd, buffer, count, offset) },
         fsync: { fd in systemFsync(fd) },
         ftruncate: { fd, length in systemFtruncate(fd, length) },
-        rename: { from, to in systemRename(from, to) }
+        rename: { from, to in systemRename(from, to) },
+        unlink: { path in systemUnlink(path) }
     )
 
     /// These calls with `injector`'s faults applied before each one reaches them.
@@ -63,7 +66,8 @@ package struct Syscalls: Sendable {
             },
             fsync: { fd in injector.fail(.fsync) ?? base.fsync(fd) },
             ftruncate: { fd, length in injector.fail(.ftruncate) ?? base.ftruncate(fd, length) },
-            rename: { from, to in injector.fail(.rename) ?? base.rename(from, to) }
+            rename: { from, to in injector.fail(.rename) ?? base.rename(from, to) },
+            unlink: { path in injector.fail(.unlink) ?? base.unlink(path) }
         )
     }
 }
@@ -74,7 +78,7 @@ package struct Syscalls: Sendable {
 package final class FaultInjector: Sendable {
     /// One of the calls of ``Syscalls``.
     package enum Call: Sendable, Hashable, CaseIterable {
-        case open, read, write, pread, pwrite, fsync, ftruncate, rename
+        case open, read, write, pread, pwrite, fsync, ftruncate, rename, unlink
     }
 
     private struct Plan {
@@ -149,6 +153,7 @@ private let systemPwrite = Glibc.pwrite
 private let systemFsync = Glibc.fsync
 private let systemFtruncate = Glibc.ftruncate
 private let systemRename = Glibc.rename
+private let systemUnlink: @Sendable (String) -> Int32 = { Glibc.unlink($0) }
 #elseif canImport(Darwin)
 private let systemOpen: @Sendable (String, Int32, mode_t) -> Int32 = { Darwin.open($0, $1, $2) }
 private let systemRead = Darwin.read
@@ -158,4 +163,5 @@ private let systemPwrite = Darwin.pwrite
 private let systemFsync = Darwin.fsync
 private let systemFtruncate = Darwin.ftruncate
 private let systemRename = Darwin.rename
+private let systemUnlink: @Sendable (String) -> Int32 = { Darwin.unlink($0) }
 #endif

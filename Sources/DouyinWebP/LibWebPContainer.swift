@@ -1,4 +1,12 @@
+// The one place DouyinWebP names libwebp's module. On Apple hosts Package.swift depends on
+// SDWebImage's libwebp-Xcode, whose `libwebp` module is libwebp built from source (its
+// include/ folder holds webp/decode.h and webp/demux.h, the same declarations); on Linux it is
+// the CWebP system-library target over Debian's libwebp-dev. Every libwebp call is in this file.
+#if canImport(libwebp)
+internal import libwebp
+#else
 internal import CWebP
+#endif
 import Foundation
 
 /// The one seam between DouyinWebP and libwebp: read the frame index of a container, and

@@ -40,6 +40,7 @@ public final class WebPAnimation: Sendable {
     /// Reads the frame index of a whole WebP file (animated or still, lossy or lossless).
     ///
     /// - Parameters:
+    ///   - data: the whole file's bytes.
     ///   - maxCanvasPixels: the largest canvas accepted, in pixels; ``defaultMaxCanvasPixels`` by default.
     ///   - alphaMode: how ``frame(at:)`` stores alpha; `.premultiplied` by default.
     /// - Throws: ``WebPError`` for anything that is not a well-formed WebP within the limit.

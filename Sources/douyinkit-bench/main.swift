@@ -10,6 +10,7 @@ let suites: [String: () async throws -> Void] = [
     "video": VideoBenchmark.run,
     "api": APIBenchmark.run,
     "chat": ChatBenchmark.run,
+    "session": SessionBenchmark.run,
 ]
 let requested = CommandLine.arguments.dropFirst()
 for name in requested.isEmpty ? suites.keys.sorted() : Array(requested) {

@@ -1,40 +1,45 @@
 import DouyinKit
 import Foundation
 
-/// The tool's entry: the first argument picks the verb, the rest are the verb's own.
-let arguments = Array(CommandLine.arguments.dropFirst())
-let verbs: [String: ([String]) async throws -> Void] = [
-    "demo": { _ in try await Demo.run() },
-    "decode": DecodeCommand.run,
-    "gift-sim": GiftSimCommand.run,
-    "cache": CacheCommand.run,
-    "webp-frames": WebPFramesCommand.run,
-    "video": VideoCommand.run,
-    "feed": FeedCommand.run,
-    "api": APICommand.run,
-    "emotions": EmotionsCommand.run,
-    "chat": ChatCommand.run,
-    "ws": WsEchoCommand.run,
+/// Every verb, in the order `--help` lists them; each file under Commands/ declares its own.
+let verbs: [Verb] = [
+    DemoCommand.verb,
+    DecodeCommand.verb,
+    CacheCommand.verb,
+    WebPFramesCommand.verb,
+    VideoCommand.verb,
+    FeedCommand.verb,
+    GiftSimCommand.verb,
+    APICommand.verb,
+    EmotionsCommand.verb,
+    ChatCommand.verb,
+    WsEchoCommand.verb,
 ]
 
-guard let verb = arguments.first, let command = verbs[verb] else {
-    ToolError.usage("""
-    usage: douyinkit <verb> ...
-      demo
-      decode <user|awemes|comments|groupchats|emotions> <file>
-      cache get <url> --dir <dir> [--out <file>]
-      webp-frames <file> --out <dir>
-      video get <url> --range <first>-<last> --dir <dir> [--out <file>]
-      feed preload <feed.json> --index I --dir <dir> [--ahead N] [--behind M] [--bytes B]
-      gift-sim <script> [--tracks N] [--combo-window MS] [--max-combo N]
-      api <endpoint> [name=value ...] --base <url> [--pages N] [--fallback <dir>] [--file <path>]
-      emotions parse <text> [--table <emotion.json>]
-      chat listen <ws-or-wss-url> [--udid U] [--count N] [--timeout S] [--cacert <pem>] [--heartbeat S] [--pong-timeout S] [--retry-cap S]
-      ws echo <ws-or-wss-url> [--cacert <pem>] [--timeout S]
-    """).exit()
+/// The tool's entry: the first argument picks the verb, the rest are the verb's own.
+let arguments = Array(CommandLine.arguments.dropFirst())
+switch arguments.first {
+case nil:
+    ToolError.usage(Help.text(verbs)).exit()
+case "--help", "-h", "help":
+    print(Help.text(verbs))
+    exit(0)
+case "--version":
+    print("douyinkit \(ToolVersion.current)")
+    exit(0)
+default:
+    break
+}
+guard let verb = verbs.first(where: { $0.name == arguments[0] }) else {
+    ToolError.usage("unknown verb \"\(TerminalText.escaped(arguments[0]))\"\n\(Help.text(verbs))").exit()
+}
+let rest = Array(arguments.dropFirst())
+if Help.isRequest(rest) {
+    print(verb.usage)
+    exit(0)
 }
 do {
-    try await command(Array(arguments.dropFirst()))
+    try await verb.run(rest)
 } catch let error as ToolError {
     error.exit()
 } catch let error as CacheError {

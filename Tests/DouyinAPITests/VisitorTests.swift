@@ -84,39 +84,3 @@ struct VisitorTests {
         #expect(try backend.requests(to: "visitor/create").count == 1)
     }
 }
-
-@Suite("SharedCall")
-struct SharedCallTests {
-    @Test func waitersGetTheResultAndLaterCallersGetItAtOnce() async throws {
-        let call = SharedCall<Int>()
-        async let first = call.value()
-        async let second = call.value()
-        // Both are waiting only once their continuations joined: finishing earlier is also
-        // fine (they then read the stored result), so no wait for them is needed.
-        call.finish(.success(7))
-        #expect(try await (first, second) == (7, 7))
-        #expect(try await call.value() == 7)
-        call.finish(.success(8))  // a second finish changes nothing
-        #expect(try await call.value() == 7)
-        #expect(call.waiterCount == 0)
-    }
-
-    @Test func aCancelledWaiterLeavesAndTheOthersStay() async throws {
-        let call = SharedCall<Int>()
-        let leaving = Task { try await call.value() }
-        let staying = Task { try await call.value() }
-        leaving.cancel()
-        await #expect(throws: CancellationError.self) { _ = try await leaving.value }
-        call.finish(.success(3))
-        #expect(try await staying.value == 3)
-    }
-
-    @Test func aFailureReachesEveryWaiter() async throws {
-        struct Failure: Error, Equatable {}
-        let call = SharedCall<Int>()
-        let waiter = Task { try await call.value() }
-        call.finish(.failure(Failure()))
-        await #expect(throws: Failure.self) { _ = try await waiter.value }
-        await #expect(throws: Failure.self) { _ = try await call.value() }
-    }
-}

@@ -61,7 +61,7 @@ struct DownloaderTests {
         let origin = try NginxOrigin()
         try origin.serve(Data(count: 2_000_000), at: "/big.mp4")
         try origin.serve(Data(count: 1_000_000), at: "/exact.mp4")
-        let downloader = Downloader(configuration: .init(maximumBodySize: 1_000_000))
+        let downloader = try Downloader(configuration: .init(maximumBodySize: 1_000_000))
         let url = origin.url("/big.mp4")
         #expect(await download(url, with: downloader) == .failure(.bodyTooLarge(url: url.absoluteString, limit: 1_000_000)))
         // Exactly the limit is allowed.
@@ -74,7 +74,7 @@ struct DownloaderTests {
         // that read on before deciding would wait that minute.
         let origin = try HostileOrigin()
         let url = origin.url("/announce/10000000000")
-        let downloader = Downloader(configuration: .init(maximumBodySize: 64 << 20))
+        let downloader = try Downloader(configuration: .init(maximumBodySize: 64 << 20))
         #expect(await download(url, with: downloader) == .failure(.bodyTooLarge(url: url.absoluteString, limit: 64 << 20)))
     }
 
@@ -88,7 +88,7 @@ struct DownloaderTests {
         let limit = 256 << 10
         let cache = TwoTierCache(
             disk: try DiskCache(directory: folder.url),
-            downloader: Downloader(configuration: .init(maximumBodySize: limit))
+            downloader: try Downloader(configuration: .init(maximumBodySize: limit))
         )
         await #expect(throws: CacheError.bodyTooLarge(url: url.absoluteString, limit: limit)) { try await cache.data(for: url) }
         #expect(cache.disk?.count == 0)
@@ -119,7 +119,7 @@ struct DownloaderTests {
         defer { folder.remove() }
         let file = folder.appending("large.bin")
         try Data(count: 10_001).write(to: file)
-        let downloader = Downloader(configuration: .init(maximumBodySize: 10_000, allowsFileURLs: true))
+        let downloader = try Downloader(configuration: .init(maximumBodySize: 10_000, allowsFileURLs: true))
         #expect(await download(file, with: downloader) == .failure(.bodyTooLarge(url: file.absoluteString, limit: 10_000)))
         try Data(count: 10_000).write(to: file)
         #expect(try await download(file, with: downloader).get() == DownloadedData(data: Data(count: 10_000), isLengthChecked: true))
@@ -200,8 +200,10 @@ private final class BusyPool: Sendable {
     func occupyOnce() {
         guard state.withLock({ state in defer { state.started = true }; return !state.started }) else { return }
         let spinningEverywhere = DispatchSemaphore(value: 0)
-        // Bounded, so a starved delegate fails the test instead of hanging it.
-        let deadline = ContinuousClock.now + .seconds(10)
+        // Bounded, so a starved delegate fails the test instead of hanging it; 30 s, as a 1 MB
+        // body under Thread Sanitizer beside 2 spinning cores and other suites took over 10 s
+        // (fresh-clone make test).
+        let deadline = ContinuousClock.now + .seconds(30)
         for _ in 0..<spinners {
             DispatchQueue.global().async {
                 if self.state.withLock({ $0.spinning += 1; return $0.spinning }) == self.running { spinningEverywhere.signal() }
@@ -214,7 +216,10 @@ private final class BusyPool: Sendable {
                 self.state.withLock { $0.spinning -= 1 }
             }
         }
-        spinningEverywhere.wait()
+        // Bounded too: a thread of the pool held elsewhere (another suite's task running in
+        // parallel) can keep the spinners from all running at once; the test then fails on
+        // `isBusy` instead of blocking this delegate queue for ever (seen under TSan).
+        if spinningEverywhere.wait(timeout: .now() + 30) == .timedOut { state.withLock { $0.timedOut = true } }
     }
 
     /// Whether the pool has been busy all along: no spinner gave up waiting for the release.

@@ -44,7 +44,7 @@ struct SchemeTests {
         defer { folder.remove() }
         let fifo = folder.appending("cover.webp")
         #expect(mkfifo(fifo.path, 0o644) == 0)
-        let downloader = Downloader(configuration: .init(allowsFileURLs: true))
+        let downloader = try Downloader(configuration: .init(allowsFileURLs: true))
         let cache = TwoTierCache(memory: MemoryCache(), disk: try DiskCache(directory: folder.appending("cache")), downloader: downloader)
         await #expect(throws: CacheError.notARegularFile(url: fifo.absoluteString)) { try await cache.fetch(fifo) }
         let directory = folder.appending("cache")
@@ -65,7 +65,7 @@ struct SchemeTests {
         let handle = try FileHandle(forWritingTo: big)
         try handle.truncate(atOffset: 1 << 40)  // sparse: a terabyte that takes no disk
         try handle.close()
-        let downloader = Downloader(configuration: .init(allowsFileURLs: true))
+        let downloader = try Downloader(configuration: .init(allowsFileURLs: true))
         let result = await withCheckedContinuation { done in
             downloader.download(big) { done.resume(returning: $0) }
         }

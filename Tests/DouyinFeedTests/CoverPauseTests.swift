@@ -78,7 +78,7 @@ struct CoverPauseTests {
         let gate = OriginGate(holding: b)
         var configuration = CoverPipeline.Configuration()
         configuration.maxConcurrentDownloads = 1
-        let covers = CoverPipeline(imageCache: images, origin: GatedOrigin(gate: gate), configuration: configuration)
+        let covers = try CoverPipeline(imageCache: images, origin: GatedOrigin(gate: gate), configuration: configuration)
 
         let frameA = Task { try await covers.firstFrame(for: a) }
         // B is asked for only once A's download holds the one slot: two tasks started together

@@ -51,7 +51,7 @@ struct CoverResumeLyingOriginTests {
         let gate = OriginGate(holding: a)
         var configuration = CoverPipeline.Configuration()
         configuration.maxConcurrentDownloads = 1
-        let covers = CoverPipeline(imageCache: images, origin: GatedOrigin(gate: gate), configuration: configuration)
+        let covers = try CoverPipeline(imageCache: images, origin: GatedOrigin(gate: gate), configuration: configuration)
 
         let frameA = Task { try await covers.firstFrame(for: a) }
         await gate.waitForArrival()

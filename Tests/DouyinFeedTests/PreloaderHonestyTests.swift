@@ -86,7 +86,7 @@ struct PreloaderHonestyTests {
         // Item 9: another process holds the entry — uncached, never cached.
         #expect(decide(after: none, uncached: .entryInUseElsewhere) == .uncached(reason: "the entry is in use by another process"))
         // Item 10: a read-only directory or a planted name — a failure, never cached.
-        guard case .failed = decide(after: none, uncached: .disk("the cache directory is read-only")),
+        guard case .failed = decide(after: none, uncached: .readOnlyDirectory),
               case .failed = decide(after: none, uncached: .file(name: "x.mp4", call: "open (not a regular file)", errno: EINVAL)),
               case .failed = decide(after: all, persist: .file(name: "x.meta", call: "rename", errno: ENOSPC)),
               // Item 11: bytes dropped under the job (a new version) — a failure, not a smaller count.

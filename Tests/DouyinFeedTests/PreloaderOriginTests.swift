@@ -114,12 +114,10 @@ struct PreloaderOriginTests {
         let preloader = FeedPreloader(videoCache: videos, imageCache: nil, clock: clock)
         let items = origin.items()
         preloader.setItems(items, current: 0)
-        await clock.waitForSleepers(1)
 
-        // Given nothing of the playing video held: the monitor polls, nothing preloads.
+        // Given nothing of the playing video held: the monitor listens, nothing preloads.
+        await preloader.playbackPosition(0)
         #expect(preloader.runningJobs.isEmpty && preloader.admission == .closed)
-        clock.advance(by: .milliseconds(100))
-        await clock.waitForSleepers(1)
         #expect(origin.nginx.requests().isEmpty)
 
         // When the player holds 599,999 bytes (3 s at 1.6 Mbit/s is 600,000): still closed.

@@ -375,9 +375,9 @@ struct EntryStateTests {
     @Test func aFailedDownloadFailsTheReadsRelyingOnItUntilTheyLetGo() {
         var state = state()
         let (token, id) = startRead(&state, 0..<1_000)
-        state.downloadEnded(id, failure: .network("reset"))
+        state.downloadEnded(id, failure: .network(URLError(.networkConnectionLost)))
         let step17 = state.plan(token, at: 0, in: 0..<1_000, maxChunk: .max, handed: nil)
-        #expect(step17 == .fail(.network("reset")))
+        #expect(step17 == .fail(.network(URLError(.networkConnectionLost))))
         _ = state.endRead(token, cancelled: false)
         #expect(state.failures.isEmpty && state.demand.isEmpty)
     }

@@ -22,7 +22,10 @@ struct VideoCacheFaultTests {
     @Test func nginxStoppedMidTransferKeepsWhatArrivedAndRefetchesOnlyTheRest() async throws {
         defer { folder.remove() }
         let file = videoBytes(2_000_000)
-        let first = try NginxOrigin(extraLocations: "location /slow/ { limit_rate 400k; }")
+        // 100 kB/s in 16 KB sends: the 1.7 MB after the stop point take 17 s, so even a reader the
+        // loaded task pool delays by seconds sees the stop before the transfer could finish
+        // (at 400 kB/s a full make test once let all 2 MB arrive before the reader reached 300 kB).
+        let first = try NginxOrigin(extraLocations: "location /slow/ { limit_rate 100k; sendfile_max_chunk 16k; }")
         try first.serve(file, at: "/slow/a.mp4")
         // One version on both servers: nginx's validators come from the mtime, so the second
         // copy gets the first one's (written a second later, it would be a new version).

@@ -74,5 +74,16 @@ struct DecodeVerbTests {
         #expect(result.stdout.contains("Lin Xiao — \"😺 morning walk #cats\""))
         #expect(result.stdout.contains("tag: #cats"))
         #expect(result.stdout.contains("5500 show track=0 key=carol:heart count=5"))
+        // Piped (here: to a file), the output is the results alone, in order: no progress bar
+        // redraws (they went to stdout and landed before the first header), the video section's
+        // header before its passes, and a line per swipe in the feed section.
+        #expect(!result.stdout.contains("\r"))
+        #expect(!result.stderr.contains("\r"))
+        #expect(result.stdout.hasPrefix("== Feed (Fixtures/api/feed.json)"))
+        let video = result.stdout.range(of: "== Video cache")
+        let firstPass = result.stdout.range(of: "  pass 1: ")
+        #expect(video != nil && firstPass != nil && video!.lowerBound < firstPass!.lowerBound)
+        #expect(result.stdout.contains("without preloader, swipe 1: first 100 KB after "))
+        #expect(result.stdout.contains("with preloader, swipe 5: first 100 KB after "))
     }
 }

@@ -21,7 +21,12 @@ Switches and the request record for tests live under /_debug/ (never recorded th
                                    given) first stall `stall` seconds, then get this canned answer
                                    (or, without `status`, their normal one)
   POST   /_debug/config            JSON {lie_has_more: bool}: has_more 1 on every page
-  POST   /_debug/reset             drops queued answers and config, releases every stall
+  POST   /_debug/auth              JSON {enabled?, expire?}: with enabled, every API call needs
+                                   `Authorization: Bearer <token>` (else HTTP 401, code 401) and
+                                   POST /douyin/auth/token issues a new token (the old one stops
+                                   working); expire ends the current token. Answers {enabled,
+                                   token, issued, rejected}; GET /_debug/auth reads it
+  POST   /_debug/reset             drops queued answers, config and auth, releases every stall
   POST   /_debug/push              sends the body as a text frame to every WebSocket client
   POST   /_debug/disconnect        closes every WebSocket connection (code 1001)
 

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 extension APIClient {
     /// How an ``APIClient`` behaves; every field has a default, so `Configuration()` is the
@@ -20,8 +23,18 @@ extension APIClient {
         public var fallback: FallbackStore?
         /// The most pages ``APIClient/pages(_:from:limit:)`` fetches when no limit is given; 50 by default.
         public var pageLimit: Int = 50
-        /// Extra headers sent with every request (none by default).
+        /// Extra headers sent with every request (none by default); a header the request
+        /// already has (set by ``adaptRequest`` or ``authentication``) is not replaced.
         public var headers: [String: String] = [:]
+        /// The access token every request carries and how it is renewed on HTTP 401 (one
+        /// refresh however many calls are rejected together); `nil` (the default) sends none.
+        public var authentication: Authentication?
+        /// Changes each attempt's `URLRequest` just before it is sent, after the token is set
+        /// (headers, signing, a body of another format): it gets the request and the endpoint
+        /// and returns the request to send. Runs again for every retry, so a signature can
+        /// cover a fresh timestamp. `nil` (the default) sends requests as built. An error it
+        /// throws ends the call with ``APIError/adaptationFailed(endpoint:reason:)``.
+        public var adaptRequest: (@Sendable (_ request: URLRequest, _ endpoint: Endpoint) async throws -> URLRequest)?
 
         /// The defaults.
         public init() {}

@@ -5,8 +5,8 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// A typed client of the demo backend's REST API (DESIGN.md's endpoint table), async/await over
-/// URLSession.
+/// A typed client of the demo backend's REST API (DESIGN.md's endpoint table), and of any other
+/// endpoint an app names, async/await over URLSession.
 ///
 /// ```swift
 /// let client = APIClient(baseURL: URL(string: "http://127.0.0.1:8080/douyin/")!)
@@ -17,9 +17,14 @@ import FoundationNetworking
 /// Every call checks the answer (HTTP 2xx, a JSON body, the envelope's `code` 0) and throws an
 /// ``APIError`` naming the endpoint otherwise; a cancelled task throws `CancellationError`.
 /// GETs are retried by ``Configuration/retry`` and, when a ``FallbackStore`` is configured,
-/// answered from it when the network fails (``APIResult/source`` says so).
+/// answered from it when the network fails (``APIResult/source`` says so). With
+/// ``Configuration/authentication`` every request carries a token, renewed once for all the
+/// calls a 401 answers together.
 ///
-/// Safe to use from any task; one client keeps one URLSession, torn down when it is released.
+/// Safe to use from any task. By default one client keeps one URLSession of its own, torn down
+/// when it is released; ``init(baseURL:configuration:sessionConfiguration:clock:)`` builds it
+/// from an app's configuration and ``init(baseURL:configuration:session:clock:)`` uses the app's
+/// session (see there what still holds then).
 public final class APIClient: Sendable {
     /// The API's base, such as `http://HOST:PORT/douyin/`; endpoint paths are appended to it.
     public let baseURL: URL
@@ -27,67 +32,87 @@ public final class APIClient: Sendable {
     public let configuration: Configuration
     private let clock: any Clock<Duration>
     private let random: @Sendable () -> Double
-    private let session: URLSession
-    private let delegate = ExchangeDelegate()
+    let session: URLSession
+    /// The delegate of the client's own session; `nil` on a caller's session, whose tasks then
+    /// report through completion handlers.
+    let delegate: ExchangeDelegate?
+    private let tokens: TokenRefresher?
     private let state = LockedBox(State())
 
     private struct State {
         var statistics = Statistics()
         /// `visitor/create` calls by udid: running (shared by every caller) or succeeded
         /// (remembered for the client's life); a failed one is removed.
-        var visitors: [String: SharedCall<Visitor>] = [:]
+        var visitors: [String: SingleFlight<Visitor>] = [:]
     }
 
-    /// A client of the API at `baseURL`; retry waits use `clock` (the continuous clock unless a
-    /// test gives its own).
+    /// A client of the API at `baseURL` on a URLSession of its own; retry waits use `clock` (the
+    /// continuous clock unless a test gives its own).
     public convenience init(baseURL: URL, configuration: Configuration = Configuration(), clock: any Clock<Duration> = ContinuousClock()) {
         self.init(baseURL: baseURL, configuration: configuration, clock: clock, random: { Double.random(in: 0..<1) })
     }
 
     /// A client whose backoff jitter comes from `random` (uniform in [0, 1)), for tests.
-    package init(baseURL: URL, configuration: Configuration, clock: any Clock<Duration>, random: @escaping @Sendable () -> Double) {
+    package init(baseURL: URL, configuration: Configuration, clock: any Clock<Duration>, random: @escaping @Sendable () -> Double,
+                 transport: Transport = .configuration(.ephemeral)) {
         self.baseURL = baseURL
         self.configuration = configuration
         self.clock = clock
         self.random = random
-        let sessionConfiguration = URLSessionConfiguration.ephemeral
-        let seconds = Self.seconds(configuration.timeout)
-        // FoundationNetworking's own timer restarts with every byte (a trickle never ends it):
-        // it stays as an idle limit, and ``Exchange`` holds the deadline of the whole exchange.
-        sessionConfiguration.timeoutIntervalForRequest = seconds
-        sessionConfiguration.httpAdditionalHeaders = configuration.headers
-        let queue = OperationQueue()
-        queue.maxConcurrentOperationCount = 1
-        queue.name = "DouyinAPI.APIClient.delegate"
-        session = URLSessions.make(configuration: sessionConfiguration, delegate: delegate, delegateQueue: queue)
+        tokens = configuration.authentication.map(TokenRefresher.init)
+        switch transport {
+        case .session(let session):
+            self.session = session
+            delegate = nil
+        case .configuration(let original):
+            let sessionConfiguration = original.copy() as! URLSessionConfiguration
+            // FoundationNetworking's own timer restarts with every byte (a trickle never ends it):
+            // it stays as an idle limit, and ``Exchange`` holds the deadline of the whole exchange.
+            sessionConfiguration.timeoutIntervalForRequest = Self.seconds(configuration.timeout)
+            let queue = OperationQueue()
+            queue.maxConcurrentOperationCount = 1
+            queue.name = "DouyinAPI.APIClient.delegate"
+            let delegate = ExchangeDelegate()
+            self.delegate = delegate
+            session = URLSessions.make(configuration: sessionConfiguration, delegate: delegate, delegateQueue: queue)
+        }
     }
 
     deinit {
-        URLSessions.tearDown(session)
-    }
-
-    /// Counters since the client was made.
-    public struct Statistics: Sendable, Hashable {
-        /// Attempts sent over the network, retries included.
-        public var attempts = 0
-        /// Retries among them.
-        public var retries = 0
-        /// Calls answered from the fallback store.
-        public var fallbackAnswers = 0
-        /// Calls that threw (cancellations included).
-        public var failures = 0
+        // Only the client's own session: a caller's session is the caller's to end.
+        if delegate != nil { URLSessions.tearDown(session) }
     }
 
     /// A snapshot of the counters.
-    public var statistics: Statistics { state.withLock { $0.statistics } }
+    public var statistics: Statistics {
+        var statistics = state.withLock { $0.statistics }
+        if let token = tokens?.state {
+            statistics.tokenFetches = token.fetches
+            statistics.tokenRefreshes = token.refreshes
+        }
+        return statistics
+    }
 
-    /// Sends `request` and returns its decoded `data` with where it came from.
+    /// Returns once `count` calls wait together for one token refresh (tests pile calls up
+    /// behind a held refresh this way, instead of sleeping); at once without authentication.
+    package func waitForCallsAwaitingRefresh(_ count: Int) async {
+        await tokens?.waitForRefreshWaiters(count)
+    }
+
+    /// Sends `request` and returns its decoded `data` with where it came from and the HTTP
+    /// answer's status and headers (``APIResult/response``).
     ///
+    /// - Parameters:
+    ///   - request: the call; any ``Endpoint``, known or not.
+    ///   - uploadProgress: told, on the session's delegate queue, how much of a request body
+    ///     (a multipart upload) went out; called again for each attempt. `nil` (the default)
+    ///     reports nothing; never called on a caller's own session.
     /// - Throws: ``APIError`` when the call fails and no fallback answers; `CancellationError`
     ///   when the task is cancelled (the request is cancelled with it, and no retry starts after).
-    public func send<Response>(_ request: APIRequest<Response>) async throws -> APIResult<Response> {
+    @discardableResult
+    public func send<Response>(_ request: APIRequest<Response>, uploadProgress: (@Sendable (UploadProgress) -> Void)? = nil) async throws -> APIResult<Response> {
         do {
-            return try await perform(request)
+            return try await perform(request, uploadProgress: uploadProgress)
         } catch {
             state.withLock { $0.statistics.failures += 1 }
             throw error
@@ -95,26 +120,38 @@ public final class APIClient: Sendable {
     }
 
     /// Sends `request` and returns just its decoded `data` (network or fallback).
+    @discardableResult
     public func value<Response>(_ request: APIRequest<Response>) async throws -> Response {
         try await send(request).value
     }
 
-    private func perform<Response>(_ request: APIRequest<Response>) async throws -> APIResult<Response> {
-        let urlRequest = try RequestEncoding.urlRequest(for: request, baseURL: baseURL, timeout: configuration.timeout, boundary: "douyinkit-\(UUID().uuidString)")
+    private func perform<Response>(_ request: APIRequest<Response>, uploadProgress: (@Sendable (UploadProgress) -> Void)?) async throws -> APIResult<Response> {
+        let endpoint = request.endpoint
+        let built = try RequestEncoding.urlRequest(for: request, baseURL: baseURL, timeout: configuration.timeout, boundary: "douyinkit-\(UUID().uuidString)")
         var attempt = 0
+        // The token a 401 answered: the next attempt carries its replacement. A call is sent
+        // again after a 401 once; a second 401 is its answer.
+        var rejected: String?
+        var reauthorized = false
         while true {
             try Task.checkCancellation()
+            let (urlRequest, token) = try await prepare(built, endpoint: endpoint, rejected: rejected)
             state.withLock {
                 $0.statistics.attempts += 1
-                if attempt > 0 { $0.statistics.retries += 1 }
+                if attempt > 0 || reauthorized { $0.statistics.retries += 1 }
             }
+            let sent = attempt + 1 + (reauthorized ? 1 : 0)
             let failure: APIError
             let retryFailure: RetryDecision.Failure
             do {
-                let (data, response) = try await load(urlRequest)
+                let (data, response) = try await load(urlRequest, uploadProgress: uploadProgress)
                 do {
-                    return try Self.validate(request, data: data, response: response, attempts: attempt + 1)
+                    return try Self.validate(request, data: data, response: response, attempts: sent)
                 } catch {
+                    if case .http(_, 401, _) = error, let token, !reauthorized {
+                        (rejected, reauthorized) = (token, true)
+                        continue
+                    }
                     failure = error
                     if case .http(_, let status, _) = error {
                         retryFailure = .status(status, retryAfter: response.value(forHTTPHeaderField: "Retry-After"))
@@ -123,7 +160,6 @@ public final class APIClient: Sendable {
                     }
                 }
             } catch let error as ExchangeFailure {
-                let endpoint = request.endpoint
                 switch error {
                 case .cancelled:
                     throw CancellationError()
@@ -140,7 +176,7 @@ public final class APIClient: Sendable {
                     (failure, retryFailure) = (.redirectRefused(endpoint: endpoint, status: status, location: location), .other)
                 }
             }
-            let decision = RetryDecision.decide(policy: configuration.retry, method: request.endpoint.method, attempt: attempt,
+            let decision = RetryDecision.decide(policy: configuration.retry, method: endpoint.method, attempt: attempt,
                                                 failure: retryFailure, random: random(), now: Date())
             switch decision {
             case .retry(let delay):
@@ -149,7 +185,7 @@ public final class APIClient: Sendable {
                 attempt += 1
             case .fail:
                 if let fallback = configuration.fallback, FallbackStore.covers(failure),
-                   let answer = fallback.answer(request, attempts: attempt + 1, reason: failure) {
+                   let answer = fallback.answer(request, attempts: sent, reason: failure) {
                     state.withLock { $0.statistics.fallbackAnswers += 1 }
                     return answer
                 }
@@ -158,75 +194,38 @@ public final class APIClient: Sendable {
         }
     }
 
-    /// Checks status, body and envelope, and decodes `data`.
-    static func validate<Response>(_ request: APIRequest<Response>, data: Data, response: HTTPURLResponse, attempts: Int) throws(APIError) -> APIResult<Response> {
-        let endpoint = request.endpoint
-        guard (200..<300).contains(response.statusCode) else {
-            throw .http(endpoint: endpoint, status: response.statusCode, bodyExcerpt: APIError.excerpt(data))
-        }
-        let contentType = response.value(forHTTPHeaderField: "Content-Type")
-        if let contentType, contentType.lowercased().hasPrefix("text/html") {
-            throw .notJSON(endpoint: endpoint, contentType: contentType, bodyExcerpt: APIError.excerpt(data))
-        }
-        let envelope: Envelope<Response>
-        do {
-            envelope = try JSONDecoder().decode(Envelope<Response>.self, from: data)
-        } catch let error as DecodingError {
-            // A failure the server reported wins over a payload of the wrong shape.
-            if let status = try? JSONDecoder().decode(EnvelopeStatus.self, from: data), status.code != 0 {
-                throw .server(endpoint: endpoint, code: status.code, message: status.message ?? "")
-            }
-            if case .dataCorrupted(let context) = error, context.codingPath.isEmpty {
-                throw .notJSON(endpoint: endpoint, contentType: contentType, bodyExcerpt: APIError.excerpt(data))
-            }
-            throw .decoding(endpoint: endpoint, path: error.jsonPath, reason: Self.reason(error))
-        } catch {
-            throw .decoding(endpoint: endpoint, path: "", reason: "\(error)")
-        }
-        guard envelope.code == 0 else {
-            throw .server(endpoint: endpoint, code: envelope.code, message: envelope.message)
-        }
-        guard let value = envelope.data ?? request.valueForNull?() else { throw .missingData(endpoint: endpoint) }
-        return APIResult(value: value, source: .network, hasMore: envelope.hasMore, reportedTotalCount: envelope.totalCount, attempts: attempts, fallbackReason: nil)
-    }
-
-    private static func reason(_ error: DecodingError) -> String {
-        switch error {
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-            context.debugDescription
-        case .keyNotFound(let key, _):
-            "required key \"\(key.stringValue)\" is missing"
-        @unknown default:
-            "\(error)"
-        }
-    }
-
-    /// The most 307/308 hops a request with a body is sent again for.
-    static let maximumBodyRedirects = 5
-
-    /// One attempt: the request and, for a request with a body, the 307/308 hops it is sent
-    /// again for (same method, headers and body; URLSession would drop the body). The whole
-    /// attempt, hops included, has ``Configuration/timeout`` as its deadline.
+    /// One attempt's request: `built` with the token (the current one, or the replacement of
+    /// `rejected`), the configured headers and the adapter's changes, and the token it carries.
     ///
-    /// - Throws: ``ExchangeFailure``; cancelling the calling task cancels the URLSession task.
-    private func load(_ first: URLRequest) async throws -> (Data, HTTPURLResponse) {
-        let deadline = ContinuousClock.now + configuration.timeout
-        var request = first
-        var hops = 0
+    /// A refresh that starts while the adapter runs makes the request stale: it is built again
+    /// with the new token, so no request leaves with a token whose refresh has started.
+    private func prepare(_ built: URLRequest, endpoint: Endpoint, rejected: String?) async throws -> (URLRequest, String?) {
+        var replacing = rejected
         while true {
-            let exchange = Exchange(limit: configuration.maximumBodySize, redirectsReturned: request.httpBody != nil)
-            let task = session.dataTask(with: request)
-            delegate.register(exchange, for: task)
-            switch try await exchange.run(task, until: deadline) {
-            case .answer(let data, let response):
-                return (data, response)
-            case .redirect(let status, let url):
-                hops += 1
-                guard hops <= Self.maximumBodyRedirects else {
-                    throw ExchangeFailure.redirectRefused(status: status, location: url.absoluteString)
+            var request = built
+            var token: String?
+            if let tokens {
+                do {
+                    token = try await tokens.token(rejected: replacing)
+                } catch let failure as TokenState.Failure {
+                    throw APIError.authenticationFailed(endpoint: endpoint, reason: failure.reason)
                 }
-                request.url = url
+                if let token { tokens.authentication.authorize(&request, token) }
             }
+            for (name, value) in configuration.headers where request.value(forHTTPHeaderField: name) == nil {
+                request.setValue(value, forHTTPHeaderField: name)
+            }
+            if let adapt = configuration.adaptRequest {
+                do {
+                    request = try await adapt(request, endpoint)
+                } catch is CancellationError {
+                    throw CancellationError()
+                } catch {
+                    throw APIError.adaptationFailed(endpoint: endpoint, reason: "\(error)")
+                }
+            }
+            guard let token, let tokens, !tokens.isCurrent(token) else { return (request, token) }
+            replacing = token
         }
     }
 
@@ -247,9 +246,10 @@ extension APIClient {
     /// - Throws: the call's ``APIError``, or `CancellationError` when the task is cancelled.
     public func visitor(deviceID: String) async throws -> Visitor {
         let udid = Self.udid(deviceID: deviceID)
-        let (call, isNew) = state.withLock { state -> (SharedCall<Visitor>, Bool) in
+        let (call, isNew) = state.withLock { state -> (SingleFlight<Visitor>, Bool) in
             if let existing = state.visitors[udid] { return (existing, false) }
-            let call = SharedCall<Visitor>()
+            // Kept running without waiters: a visitor is remembered for the client's life.
+            let call = SingleFlight<Visitor>(keepsRunningWithoutWaiters: true)
             state.visitors[udid] = call
             return (call, true)
         }

@@ -39,6 +39,13 @@ public enum APIError: Error, Sendable, Hashable, CustomStringConvertible {
     /// pages already held: the server repeats itself, and following `has_more` would not end.
     /// `page` is the repeated page's number, `earlierPage` the first page that held them.
     case repeatedPage(endpoint: Endpoint, page: Int, earlierPage: Int)
+    /// No token could be had for the call: the ``Authentication`` provider's first fetch or its
+    /// refresh after a 401 threw (every call waiting for that fetch gets this error, once).
+    /// `reason` is the provider's error as text (an ``APIError`` from it keeps its description).
+    case authenticationFailed(endpoint: Endpoint, reason: String)
+    /// ``APIClient/Configuration/adaptRequest`` threw; `reason` is its error as text. The
+    /// request was not sent.
+    case adaptationFailed(endpoint: Endpoint, reason: String)
 
     /// The endpoint the failed call went to.
     public var endpoint: Endpoint {
@@ -46,7 +53,8 @@ public enum APIError: Error, Sendable, Hashable, CustomStringConvertible {
         case .server(let endpoint, _, _), .http(let endpoint, _, _), .transport(let endpoint, _),
              .notJSON(let endpoint, _, _), .decoding(let endpoint, _, _), .missingData(let endpoint),
              .invalidRequest(let endpoint, _), .bodyTooLarge(let endpoint, _), .malformedResponse(let endpoint, _),
-             .redirectRefused(let endpoint, _, _), .repeatedPage(let endpoint, _, _):
+             .redirectRefused(let endpoint, _, _), .repeatedPage(let endpoint, _, _),
+             .authenticationFailed(let endpoint, _), .adaptationFailed(let endpoint, _):
             endpoint
         }
     }
@@ -76,6 +84,10 @@ public enum APIError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(endpoint): HTTP \(status) redirect to \(location) not followed"
         case .repeatedPage(let endpoint, let page, let earlierPage):
             "\(endpoint): page \(page) repeats page \(earlierPage) (the server pages without end)"
+        case .authenticationFailed(let endpoint, let reason):
+            "\(endpoint): no access token: \(reason)"
+        case .adaptationFailed(let endpoint, let reason):
+            "\(endpoint): the request adapter failed: \(reason)"
         }
     }
 

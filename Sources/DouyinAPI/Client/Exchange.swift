@@ -34,6 +34,8 @@ final class Exchange: Sendable {
     /// Whether a 307/308 is handed back to the client instead of followed by URLSession: true
     /// for requests with a body (POST).
     let redirectsReturned: Bool
+    /// Told how much of the body went out; `nil` when nobody asked.
+    let uploadProgress: (@Sendable (UploadProgress) -> Void)?
     private let state = LockedBox(State())
 
     private struct State: @unchecked Sendable {
@@ -49,9 +51,10 @@ final class Exchange: Sendable {
         var finished = false
     }
 
-    init(limit: Int, redirectsReturned: Bool) {
+    init(limit: Int, redirectsReturned: Bool, uploadProgress: (@Sendable (UploadProgress) -> Void)? = nil) {
         self.limit = limit
         self.redirectsReturned = redirectsReturned
+        self.uploadProgress = uploadProgress
     }
 
     /// Runs `task` to its end, or to `deadline`: then it is cancelled and the exchange fails
@@ -141,6 +144,12 @@ final class Exchange: Sendable {
         }
     }
 
+    /// `sent` of `expected` body bytes went out (`expected` ≤ 0 when unknown).
+    func sent(_ sent: Int64, of expected: Int64) {
+        guard let uploadProgress, !state.withLock({ $0.finished }) else { return }
+        uploadProgress(UploadProgress(bytesSent: sent, totalBytes: max(0, expected)))
+    }
+
     /// Body bytes arrived (decoded already): kept while the total stays within the limit.
     func received(_ data: Data) {
         let over = state.withLock { state -> Bool in
@@ -166,6 +175,16 @@ final class Exchange: Sendable {
             return nil
         }
         return request
+    }
+
+    /// The whole answer of a task with a completion handler (on a caller's session, whose
+    /// delegate is not the client's): the same checks, once the body is all there.
+    func delivered(_ data: Data?, _ response: URLResponse?, _ error: (any Error)?) {
+        if error == nil, let http = response as? HTTPURLResponse {
+            guard received(http) else { return }
+            if let data { received(data) }
+        }
+        completed(error)
     }
 
     /// The task ended, with `error` or with the whole answer.

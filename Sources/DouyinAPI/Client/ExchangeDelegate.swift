@@ -44,6 +44,11 @@ final class ExchangeDelegate: NSObject, URLSessionDataDelegate, @unchecked Senda
         completionHandler(exchange(task)?.redirecting(response, to: request))
     }
 
+    func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
+                    totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
+        exchange(task)?.sent(totalBytesSent, of: totalBytesExpectedToSend)
+    }
+
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let exchange = exchanges.withLock { $0.removeValue(forKey: task.taskIdentifier) }
         exchange?.completed(error)

@@ -44,8 +44,8 @@ enum RequestEncoding {
         }
         let base = baseURL.absoluteString.hasSuffix("/") ? baseURL.absoluteString : baseURL.absoluteString + "/"
         let method = request.endpoint.method
-        var address = base + request.endpoint.rawValue
-        if method != .post, !request.parameters.isEmpty {
+        var address = base + request.endpoint.path
+        if !method.sendsBody, !request.parameters.isEmpty {
             address += "?" + form(request.parameters)
         }
         guard let url = URL(string: address), url.scheme == "http" || url.scheme == "https" else {
@@ -55,7 +55,7 @@ enum RequestEncoding {
         urlRequest.httpMethod = method.rawValue
         urlRequest.timeoutInterval = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
         urlRequest.setValue("application/json", forHTTPHeaderField: "Accept")
-        if method == .post {
+        if method.sendsBody {
             if request.files.isEmpty {
                 urlRequest.setValue("application/x-www-form-urlencoded; charset=utf-8", forHTTPHeaderField: "Content-Type")
                 urlRequest.httpBody = Data(form(request.parameters).utf8)

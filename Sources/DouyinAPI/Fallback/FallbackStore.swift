@@ -43,7 +43,8 @@ public struct FallbackStore: Sendable, Hashable {
     /// larger than ``maximumFileSize``, not the expected shape, or `code` ≠ 0): then the
     /// network's failure stands.
     func answer<Response>(_ request: APIRequest<Response>, attempts: Int, reason: APIError) -> APIResult<Response>? {
-        guard request.endpoint.method == .get, let url = fileURL(for: request.endpoint) else { return nil }
+        // Files are envelopes: a request read whole has none to fall back on.
+        guard request.endpoint.method == .get, request.decoding == .envelope, let url = fileURL(for: request.endpoint) else { return nil }
         if request.page > 0 {
             // A later page: the same empty list the server sends past the end.
             guard let empty = try? JSONDecoder().decode(Envelope<Response>.self, from: Data(#"{"code":0,"data":[]}"#.utf8)),
@@ -63,7 +64,7 @@ public struct FallbackStore: Sendable, Hashable {
         // An answer too large or badly framed is as unusable as one that is not JSON.
         case .transport, .notJSON, .decoding, .missingData, .bodyTooLarge, .malformedResponse: true
         case .http(_, let status, _): status >= 500
-        case .server, .invalidRequest, .redirectRefused, .repeatedPage: false
+        case .server, .invalidRequest, .redirectRefused, .repeatedPage, .authenticationFailed, .adaptationFailed: false
         }
     }
 }

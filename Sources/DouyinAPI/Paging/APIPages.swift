@@ -20,7 +20,7 @@ public struct APIPage<Item: Sendable>: Sendable {
 /// message's `id`; other item types by value) all came on earlier pages ends it with
 /// ``APIError/repeatedPage(endpoint:page:earlierPage:)``: a server answering the same page
 /// with `has_more` forever is stopped at its second page, whatever the limit. `total_count` is never used: the captured servers
-/// report fewer items than they hold. Each page is a call of ``APIClient/send(_:)`` with its
+/// report fewer items than they hold. Each page is a call of ``APIClient/send(_:uploadProgress:)`` with its
 /// retries and fallback; a failure is thrown from `next()` and ends the sequence.
 public struct APIPages<Item: Decodable & Sendable>: AsyncSequence, Sendable {
     /// What it yields.

@@ -4,8 +4,15 @@ import Foundation
 /// One call of the API that carries the type its `data` decodes to (the kean/Get idea):
 /// `client.send(.user(uid: "42"))` returns a `User`, `.commentList(awemeID:)` a `[Comment]`.
 ///
-/// The static factories cover every endpoint; ``init(endpoint:parameters:files:)`` builds any
-/// other combination of parameters with the API's own names.
+/// The static factories cover every known endpoint; ``init(endpoint:parameters:files:decoding:)``
+/// builds any other request, to any ``Endpoint``: one of Douyin's own app API, for instance,
+/// whose answers are not in the demo's envelope and decode whole:
+///
+/// ```swift
+/// let feed = APIRequest<DouyinAppResponse>(endpoint: Endpoint(path: "aweme/v1/web/aweme/post/"),
+///                                          parameters: [("sec_user_id", id), ("max_cursor", "0")], decoding: .whole)
+/// let awemes = try await client.value(feed).checked().awemeList ?? []
+/// ```
 public struct APIRequest<Response: Decodable & Sendable>: Sendable {
     /// The endpoint it goes to.
     public var endpoint: Endpoint
@@ -14,13 +21,17 @@ public struct APIRequest<Response: Decodable & Sendable>: Sendable {
     public var parameters: [(name: String, value: String)]
     /// File parts; non-empty makes a POST multipart.
     public var files: [FilePart]
+    /// How the answer's body is read: the demo's envelope (the default) or whole.
+    public var decoding: ResponseDecoding = .envelope
     /// What `data: null` (or absent) with `code` 0 means: `nil` makes it an error
     /// (``APIError/missingData(endpoint:)``); the delete calls accept it as ``NoContent``.
     let valueForNull: (@Sendable () -> Response)?
 
-    /// A request with parameters and file parts as given; `data` must be present.
-    public init(endpoint: Endpoint, parameters: [(name: String, value: String)] = [], files: [FilePart] = []) {
+    /// A request to `endpoint` with parameters and file parts as given, its body read as
+    /// `decoding` says (the demo's envelope, whose `data` must be present, by default).
+    public init(endpoint: Endpoint, parameters: [(name: String, value: String)] = [], files: [FilePart] = [], decoding: ResponseDecoding = .envelope) {
         self.init(endpoint: endpoint, parameters: parameters, files: files, valueForNull: nil)
+        self.decoding = decoding
     }
 
     init(endpoint: Endpoint, parameters: [(name: String, value: String)], files: [FilePart] = [], valueForNull: (@Sendable () -> Response)?) {
@@ -37,6 +48,17 @@ public struct APIRequest<Response: Decodable & Sendable>: Sendable {
 
     /// The page this request asks for (`page`), 0 when absent or not a number.
     public var page: Int { parameter("page").flatMap(Int.init) ?? 0 }
+}
+
+/// How a request's answer body is read.
+public enum ResponseDecoding: Sendable, Hashable {
+    /// The demo backend's envelope `{code, message, data, total_count?, has_more?}`: `code` must
+    /// be 0 (else ``APIError/server(endpoint:code:message:)``) and `data` decodes as the response.
+    case envelope
+    /// The whole body decodes as the response (Douyin's own `DouyinAppResponse` from DouyinModels,
+    /// or any JSON): no envelope is checked, so a status inside it is the caller's to check;
+    /// ``APIResult/hasMore`` is false and ``APIResult/reportedTotalCount`` `nil`.
+    case whole
 }
 
 /// The `data` of calls that answer none (`comment/delete`, `groupchat/delete`).

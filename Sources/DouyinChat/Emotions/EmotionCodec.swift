@@ -20,7 +20,7 @@ public struct EmotionCodec: Sendable {
     /// `[text]` → key, by exact bytes. Two keys with the same text resolve to the smaller key.
     private let tokens: TokenIndex
 
-    /// A codec for `table` (the package's own ``EmotionTable/standard`` by default).
+    /// A codec for `table` (the package's own `EmotionTable.standard` by default).
     public init(table: EmotionTable = .standard) {
         self.table = table
         tokens = TokenIndex(table.dict)

@@ -103,6 +103,9 @@ public final class ChatConnection: Sendable {
     /// A connection to `url` (`ws://HOST:PORT/douyin/groupchat`) sending `udid` as a header.
     ///
     /// - Parameters:
+    ///   - url: the push endpoint, `ws://` (any transport) or `wss://` (URLSession's only).
+    ///   - udid: sent as the `udid` header; `nil` sends none.
+    ///   - configuration: reconnect, ping and gap-fill settings; the defaults by default.
     ///   - history: fills the gap after a reconnect; `nil` skips the fill.
     ///   - transport: ``WebSocketTransports/platformDefault`` unless given.
     ///   - clock: the clock timers sleep on (a test clock in tests).

@@ -4,7 +4,7 @@ import DouyinModels
 /// Where ``ChatConnection`` fetches the newest messages after a reconnect, to fill the gap of
 /// the outage (`groupchat/list` page 0).
 ///
-/// ``DouyinAPI/APIClient`` is one; tests and apps with their own store can supply another.
+/// `DouyinAPI.APIClient` is one; tests and apps with their own store can supply another.
 public protocol ChatHistorySource: Sendable {
     /// The newest page of messages, in any order.
     func latestMessages() async throws -> [GroupChat]
@@ -18,7 +18,7 @@ extension APIClient: ChatHistorySource {
     /// keeping the network failure behind it): bundled messages are not what was pushed during
     /// the outage, and merging them would show old messages as new. Cancellation is rethrown as
     /// `CancellationError`; a failed call becomes ``ChatError/GapFillFailure/api(_:)`` with the
-    /// ``DouyinAPI/APIError`` itself.
+    /// `DouyinAPI.APIError` itself.
     public func latestMessages() async throws -> [GroupChat] {
         let result: APIResult<[GroupChat]>
         do {

@@ -2,7 +2,7 @@ import DouyinSupport
 
 /// The bytes under a WebSocket: a plain TCP socket (`ws://`) or TLS over one (`wss://`). Reads
 /// come from one thread (the connection's reader); writes are serialised by the caller; the two
-/// may run at the same time. Errors are ``DouyinSupport/SocketError`` or ``ChatError``.
+/// may run at the same time. Errors are ``DouyinSupport/ClientSocketError`` or ``ChatError``.
 package protocol ByteStream: AnyObject, Sendable {
     /// Receives up to `buffer.count` bytes, waiting at most `timeout` (`nil`: forever); 0 at the
     /// end of the stream.

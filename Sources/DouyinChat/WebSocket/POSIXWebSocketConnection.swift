@@ -265,7 +265,7 @@ final class POSIXWebSocketConnection: WebSocketConnection, @unchecked Sendable {
             guard remaining > .zero else { return false }
             do {
                 if try scratch.withUnsafeMutableBytes({ try socket.receive(into: $0, timeout: remaining, stage: "close") }) == 0 { return true }
-            } catch SocketError.timedOut {
+            } catch ClientSocketError.timedOut {
                 return false
             } catch {
                 return true

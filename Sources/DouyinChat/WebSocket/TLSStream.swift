@@ -119,7 +119,7 @@ final class TLSStream: ByteStream, @unchecked Sendable {
             case SSL_ERROR_ZERO_RETURN: return 0
             case SSL_ERROR_WANT_READ: try wait(for: Int16(POLLIN), timeout: deadline.map { $0 - ContinuousClock.now }, stage: stage)
             case SSL_ERROR_WANT_WRITE: try wait(for: Int16(POLLOUT), timeout: deadline.map { $0 - ContinuousClock.now }, stage: stage)
-            case SSL_ERROR_SYSCALL where code != 0 && code != EAGAIN: throw SocketError.connectionLost(errno: code)
+            case SSL_ERROR_SYSCALL where code != 0 && code != EAGAIN: throw ClientSocketError.connectionLost(errno: code)
             // A peer that drops TCP without close_notify (OpenSSL 3: "unexpected eof"), or a
             // shutdown of our own: the end of the stream, as for plain TCP.
             default: return 0
@@ -137,7 +137,7 @@ final class TLSStream: ByteStream, @unchecked Sendable {
                     return (count, count > 0 ? SSL_ERROR_NONE : SSL_get_error(ssl, count), errno)
                 }
             }
-            guard case let (count, error, code)? = result else { throw SocketError.connectionLost(errno: EBADF) }
+            guard case let (count, error, code)? = result else { throw ClientSocketError.connectionLost(errno: EBADF) }
             if count > 0 {
                 offset += Int(count)
                 continue
@@ -145,7 +145,7 @@ final class TLSStream: ByteStream, @unchecked Sendable {
             switch error {
             case SSL_ERROR_WANT_WRITE: try wait(for: Int16(POLLOUT), timeout: deadline - ContinuousClock.now, stage: "write")
             case SSL_ERROR_WANT_READ: try wait(for: Int16(POLLIN), timeout: deadline - ContinuousClock.now, stage: "write")
-            default: throw SocketError.connectionLost(errno: code != 0 ? code : EPIPE)
+            default: throw ClientSocketError.connectionLost(errno: code != 0 ? code : EPIPE)
             }
         }
     }
@@ -176,12 +176,12 @@ final class TLSStream: ByteStream, @unchecked Sendable {
 
     /// Waits until the socket is ready for `events`; `nil` timeout waits forever.
     private func wait(for events: Int16, timeout: Duration?, stage: String) throws {
-        if let timeout, timeout <= .zero { throw SocketError.timedOut(stage: stage) }
+        if let timeout, timeout <= .zero { throw ClientSocketError.timedOut(stage: stage) }
         var descriptor = pollfd(fd: socket.fd, events: events, revents: 0)
         while true {
             let ready = poll(&descriptor, 1, timeout.map { Int32(clamping: POSIXSocket.milliseconds($0)) } ?? -1)
             if ready < 0, errno == EINTR { continue }
-            if ready == 0 { throw SocketError.timedOut(stage: stage) }
+            if ready == 0 { throw ClientSocketError.timedOut(stage: stage) }
             return
         }
     }

@@ -5,12 +5,18 @@ import Foundation
 /// rest is fetched and judged — by the video cache's rules (its Content-Range parser, its
 /// If-Range choice, its "another version?" test), so a lying origin never gets old and new
 /// bytes spliced into one cached file.
-struct CoverResume: Sendable, Equatable {
+package struct CoverResume: Sendable, Equatable {
     /// The file's first bytes, as received.
-    var held: Data
+    package var held: Data
     /// What the first answer said: the validators, and the total length in bytes (a download
     /// whose length is unknown is never paused, so it is always set here).
-    var info: VideoContentInfo
+    package var info: VideoContentInfo
+
+    /// A paused download's state: `held`, the first bytes; `info`, what the first answer said.
+    package init(held: Data, info: VideoContentInfo) {
+        self.held = held
+        self.info = info
+    }
 
     /// The total length in bytes from the first answer.
     var length: Int64 { info.length ?? Int64(held.count) }

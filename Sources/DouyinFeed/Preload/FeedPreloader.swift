@@ -14,19 +14,15 @@ import Foundation
 /// preloader.show(1)                             // on a swipe: re-plans at once
 /// ```
 ///
-/// While the current video plays, it watches the video cache every
-/// ``Configuration/pollInterval`` on the injected clock until the playing video holds its
-/// watermark, because the video cache has no "bytes arrived" callback. Everything the jobs
-/// fetch stays cached when they are cancelled; the video cache shares downloads with the
-/// player, so nothing is fetched twice.
+/// While the current video plays, it listens to the video cache's change stream for that video
+/// (``VideoCache/changes(for:)``) until it holds its watermark: it is told after every store,
+/// drop and block check, and never polls. Everything the jobs fetch stays cached when they are
+/// cancelled; the video cache shares downloads with the player, so nothing is fetched twice.
 public final class FeedPreloader: Sendable {
     /// The preloader's settings.
     public struct Configuration: Sendable {
         /// The planner's rules (window, prefix size, watermark, concurrency).
         public var planner = PreloadPlanner.Configuration()
-        /// How often the playing video's buffer is checked while admission is not fully
-        /// open: 100 ms by default.
-        public var pollInterval: Duration = .milliseconds(100)
         /// The defaults.
         public init() {}
     }
@@ -75,8 +71,9 @@ public final class FeedPreloader: Sendable {
     private let clock: any Clock<Duration>
     private let state: LockedBox<State>
 
-    /// A preloader over the given caches (`imageCache` `nil`: no covers or avatars), checking
-    /// the playing video's buffer on `clock` (a test clock in tests).
+    /// A preloader over the given caches (`imageCache` `nil`: no covers or avatars). `clock`
+    /// is for waits the preloader may add; watching the playing video needs none (it listens
+    /// to the video cache's changes).
     public init(videoCache: VideoCache, imageCache: TwoTierCache?, configuration: Configuration = Configuration(),
                 clock: any Clock<Duration> = ContinuousClock()) {
         var configuration = configuration
@@ -113,7 +110,7 @@ public final class FeedPreloader: Sendable {
     /// buffer at once.
     public func playbackPosition(_ offset: Int64) async {
         state.withLock { $0.readPosition = max(0, offset) }
-        await checkPlayingBuffer()
+        checkPlayingBuffer()
     }
 
     /// Lets preloads run without a playing video (a tool warming caches, a paused feed): two at a time.
@@ -303,18 +300,21 @@ public final class FeedPreloader: Sendable {
 
     // MARK: Watching the playing video
 
-    /// (Re)starts the loop that feeds the scheduler the playing video's buffer until
-    /// admission is fully open.
+    /// (Re)starts the watch that feeds the scheduler the playing video's buffer, once now and
+    /// again at every change the video cache announces for it, until admission is fully open.
     private func startMonitor() {
+        let playing = state.withLock { state in state.scheduler.current.flatMap { state.scheduler.items[$0].videoURL } }
+        let changes = playing.map { videoCache.changes(for: $0) }
         let task = Task { [weak self] in
-            while let self, !Task.isCancelled {
-                let open = await self.checkPlayingBuffer()
-                if open { return }
-                do {
-                    try await self.clock.sleep(for: self.configuration.pollInterval)
-                } catch {
-                    return
-                }
+            guard let changes else {
+                self?.checkPlayingBuffer()
+                return
+            }
+            // Not `self` across the wait: a preloader dropped while nothing changes is freed
+            // (its deinit cancels this task, which ends the stream).
+            for await _ in changes {
+                guard let self, !Task.isCancelled else { return }
+                if self.checkPlayingBuffer() { return }
             }
         }
         let old = state.withLock { state -> Task<Void, Never>? in
@@ -328,7 +328,7 @@ public final class FeedPreloader: Sendable {
     /// Reads the playing video's buffer from the video cache and tells the scheduler;
     /// `true` when admission is fully open (nothing more to watch).
     @discardableResult
-    private func checkPlayingBuffer() async -> Bool {
+    private func checkPlayingBuffer() -> Bool {
         let (url, position) = state.withLock { state -> (URL?, Int64) in
             guard let current = state.scheduler.current else { return (nil, 0) }
             let url = state.scheduler.items[current].videoURL
@@ -342,9 +342,10 @@ public final class FeedPreloader: Sendable {
             perform { $0.scheduler.noPlayingVideo() }
             return true
         }
+        // Both asked of the cache without a request or a reader: nothing here touches the index.
         let held = videoCache.cachedRanges(for: url)
         let heldEnd = held.heldRunEnd(from: position) ?? position
-        let length = await Self.knownLength(of: url, in: videoCache, held: held)
+        let length = videoCache.contentInfo(for: url)?.length
         let buffer = PreloadScheduler.PlayingBuffer(
             readPosition: position, heldAhead: heldEnd - position,
             isComplete: length.map { held.contains(0..<$0) } ?? false, length: length
@@ -358,15 +359,5 @@ public final class FeedPreloader: Sendable {
             return actions
         }
         return open
-    }
-
-    /// The length of a video the cache holds bytes of, without asking the origin.
-    private static func knownLength(of url: URL, in cache: VideoCache, held: ByteRangeSet) async -> Int64? {
-        // Only once bytes are held: the cache learned the length with them (and its index keeps
-        // it), so contentInfo() answers without a request; asking earlier would make one.
-        guard held.contains(0..<2) else { return nil }
-        let reader = cache.reader(for: url)
-        defer { reader.close() }
-        return try? await reader.contentInfo().length
     }
 }

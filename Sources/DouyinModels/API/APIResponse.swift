@@ -89,7 +89,7 @@ extension APIResponse {
 }
 
 /// Why an envelope carries no payload: the server marked it as failed, or it promised one and
-/// sent none. Errors in the JSON itself are `DecodingError`s; see ``Swift/DecodingError/summary``.
+/// sent none. Errors in the JSON itself are `DecodingError`s; see `DecodingError.summary(decoding:)`.
 public enum ModelsError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The server answered with a non-zero `code`, and its `message`.
     case server(code: Int, message: String)

@@ -5,6 +5,7 @@ import json
 import time
 
 from backend.push import broadcast, disconnect_all
+from backend.state import Auth
 
 
 def requests(state, query, body):
@@ -44,10 +45,28 @@ def config(state, query, body):
     return 200, {"ok": True}
 
 
+def auth(state, query, body):
+    """JSON {enabled?: bool, expire?: bool}: turns the token check on or off, expires the
+    current token; answers the counts (tokens issued, calls rejected) and the current token."""
+    settings = json.loads(body or b"{}")
+    with state.lock:
+        if "enabled" in settings:
+            state.auth.enabled = bool(settings["enabled"])
+        if settings.get("expire"):
+            state.auth.token = None
+        return 200, state.auth.report()
+
+
+def auth_report(state, query, body):
+    with state.lock:
+        return 200, state.auth.report()
+
+
 def reset(state, query, body):
     with state.lock:
         state.canned.clear()
         state.lie_has_more = False
+        state.auth = Auth()
         state.generation += 1
         state.lock.notify_all()
     return 200, {"ok": True}
@@ -66,6 +85,8 @@ DEBUG = {
     ("DELETE", "/_debug/requests"): forget_requests,
     ("POST", "/_debug/enqueue"): enqueue,
     ("POST", "/_debug/config"): config,
+    ("POST", "/_debug/auth"): auth,
+    ("GET", "/_debug/auth"): auth_report,
     ("POST", "/_debug/reset"): reset,
     ("POST", "/_debug/push"): push,
     ("POST", "/_debug/disconnect"): disconnect,

@@ -79,6 +79,21 @@ class Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (a timeout or a cancelled task)
 
+    def authenticate(self, state, endpoint):
+        """With /_debug/auth on: the answer to auth/token (a new token) or the 401 of a call
+        without the current one; None lets the call through (always, with auth off)."""
+        with state.lock:
+            auth = state.auth
+            if not auth.enabled:
+                return None
+            if (self.command, endpoint) == ("POST", "auth/token"):
+                return 200, {"code": 0, "message": "success", "data": {"token": auth.issue(), "expires_in": 3600}}
+            if auth.accepts(self.headers.get("Authorization")):
+                return None
+            auth.rejected += 1
+        return 401, {"code": 401, "message": "token expired or missing", "data": None}, JSON, \
+            {"WWW-Authenticate": 'Bearer error="invalid_token"'}
+
     def api(self, state, split, body):
         if split.path.startswith("/douyin/image"):
             with state.lock:
@@ -90,6 +105,9 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(404, NOT_FOUND_PAGE, "text/html")
         endpoint = split.path[len("/douyin/"):].strip("/")
         route = ROUTES.get((self.command, endpoint))
+        refusal = self.authenticate(state, endpoint)
+        if refusal:
+            return self.reply(*refusal)
         try:
             params, files = parameters(self.command, split.query, self.headers.get("Content-Type", ""), body)
             base = f"http://{self.headers.get('Host', '127.0.0.1')}"

@@ -53,6 +53,7 @@ class State:
         self.canned = []
         self.lie_has_more = False
         self.generation = 0  # bumped by reset: stalls wake when it changes
+        self.auth = Auth()
         self.sockets = []  # WebSocket clients: (protocol object, socket, send lock)
 
     def new_id(self):
@@ -87,3 +88,25 @@ class State:
                     del self.canned[index]
                 break
         return canned, self.generation
+
+
+class Auth:
+    """The expiring access token, off until /_debug/auth turns it on (then every API call but
+    auth/token needs `Authorization: Bearer <token>`, else HTTP 401). Runs under the lock."""
+
+    def __init__(self):
+        self.enabled = False
+        self.token = None  # the one valid token; None when it expired or none was issued
+        self.issued = 0  # tokens handed out by auth/token: the refreshes a client made
+        self.rejected = 0  # API calls answered 401
+
+    def issue(self):
+        self.issued += 1
+        self.token = f"token-{self.issued}"
+        return self.token
+
+    def accepts(self, header):
+        return self.token is not None and header == f"Bearer {self.token}"
+
+    def report(self):
+        return {"enabled": self.enabled, "token": self.token, "issued": self.issued, "rejected": self.rejected}

@@ -1,0 +1,144 @@
+import DouyinSupport
+import DouyinVideoCache
+import Foundation
+
+/// The adaptive policy performed: ``AdaptivePlan`` decides, this runs at most one playing
+/// fetch and one preload at a time, re-planning whenever a fetch ends, the item changes or
+/// the player reports its position (no timer of its own).
+extension FeedSession {
+    /// The items ahead of `index` in the learned window.
+    func window(after index: Int, profile: SessionProfile) -> [Int] {
+        let last = min(items.count - 1, index + profile.window)
+        return last > index ? Array((index + 1)...last) : []
+    }
+
+    func showAdaptive(_ index: Int, at time: Duration) {
+        let estimate = meter.estimate
+        let safety = configuration.gearSafety
+        let decided = state.withLock { $0.known[index] }
+        var switched: Gear?
+        if let decided, items[index].gears.count > 1 {
+            // The gear chosen at preload time is kept unless it would stall now.
+            let held = videoCache.cachedRanges(for: decided.gear.url).heldRunEnd(from: 0) ?? 0
+            let remaining = items[index].duration ?? .seconds(10)
+            if Gear.wouldStall(decided.gear, heldAhead: held, remaining: remaining, estimate: estimate, safety: safety),
+               let lower = Gear.choose(from: items[index].gears, estimate: estimate, safety: safety), lower.bitRate < decided.gear.bitRate {
+                switched = lower
+            }
+        }
+        let stops = state.withLock { state -> [Lane] in
+            if let shownAt = state.shownAt { state.profile.viewed(time - shownAt) }
+            state.current = index
+            state.generation += 1
+            state.shownAt = time
+            state.readPosition = nil
+            if let switched {
+                state.known[index] = Known(gear: switched)
+                state.gearSwitches += 1
+            } else if state.known[index] == nil, let gear = Gear.choose(from: items[index].gears, estimate: estimate, safety: safety)
+                        ?? items[index].playGear() {
+                state.known[index] = Known(gear: gear)
+            }
+            var stops: [Lane] = []
+            if let lane = state.playing {
+                stops.append(lane)
+                state.playing = nil
+            }
+            // A preload of the item now shown or still in the window goes on; others stop.
+            if let lane = state.preload, lane.fetch.index != index, !window(after: index, profile: state.profile).contains(lane.fetch.index) {
+                stops.append(lane)
+                state.preload = nil
+            }
+            return stops
+        }
+        for lane in stops { Self.stop(lane) }
+        kick()
+    }
+
+    /// Re-plans and starts what the rules ask for, if its lane is free.
+    func kick() {
+        let estimate = meter.estimate
+        let safety = configuration.gearSafety
+        // Gears for window items not decided yet, chosen now: the preload's gear is the one played.
+        let snapshot = state.withLock { state -> (Int, Int, Int64?, [Int: Known], SessionProfile, Bool, Bool)? in
+            guard !state.closed, let current = state.current else { return nil }
+            for index in window(after: current, profile: state.profile) where state.known[index] == nil {
+                if let gear = Gear.choose(from: items[index].gears, estimate: estimate, safety: safety) ?? items[index].playGear() {
+                    state.known[index] = Known(gear: gear)
+                }
+            }
+            return (current, state.generation, state.readPosition, state.known, state.profile, state.playing != nil, state.preload != nil)
+        }
+        guard let snapshot else { return }
+        let (current, generation, readPosition, known, profile, playingBusy, preloadBusy) = snapshot
+        guard let playing = planItem(current, known) else { return }
+        var next: (AdaptivePlan.Fetch, isPlaying: Bool)?
+        if !playingBusy, let fetch = AdaptivePlan.playingFetch(playing, readPosition: readPosition, configuration: configuration.plan) {
+            next = (fetch, true)
+        } else if !playingBusy, !preloadBusy, AdaptivePlan.admitsPreload(playing, readPosition: readPosition, configuration: configuration.plan) {
+            let window = window(after: current, profile: profile).compactMap { planItem($0, known) }
+            if let fetch = AdaptivePlan.preloadFetch(window: window, depth: profile.depth, estimate: estimate,
+                                                     playingBitRate: playing.gear.bitRate, configuration: configuration.plan) {
+                next = (fetch, false)
+            }
+        }
+        guard let next else { return }
+        let (fetch, isPlaying) = next
+        state.withLock { state in
+            guard !state.closed, state.generation == generation, (isPlaying ? state.playing : state.preload) == nil else { return }
+            state.nextID += 1
+            let id = state.nextID
+            let reader = videoCache.reader(for: fetch.url)
+            let task = Task { [self] in await run(fetch, id: id, reader: reader) }
+            let lane = Lane(id: id, fetch: fetch, task: task, reader: reader)
+            if isPlaying { state.playing = lane } else { state.preload = lane }
+        }
+    }
+
+    private func planItem(_ index: Int, _ known: [Int: Known]) -> AdaptivePlan.Item? {
+        guard let entry = known[index] else { return nil }
+        return AdaptivePlan.Item(index: index, gear: entry.gear, length: entry.length, start: entry.start,
+                                 held: videoCache.cachedRanges(for: entry.gear.url))
+    }
+
+    /// One fetch; afterwards learns the file's length and layout, frees its lane and re-plans.
+    private func run(_ fetch: AdaptivePlan.Fetch, id: Int, reader: VideoReader) async {
+        try? await reader.prefetch(fetch.range)
+        let length = reader.knownContentInfo?.length
+        var start: StartBytes?
+        let needsStart = state.withLock { $0.known[fetch.index]?.start == nil }
+        if needsStart, let length, let gear = state.withLock({ $0.known[fetch.index]?.gear }), gear.url == fetch.url {
+            start = await Self.startBytes(of: reader, length: length, gear: gear, probe: fetch.range)
+        }
+        reader.close()
+        state.withLock { state in
+            if state.playing?.id == id { state.playing = nil }
+            if state.preload?.id == id { state.preload = nil }
+            guard var entry = state.known[fetch.index], entry.gear.url == fetch.url else { return }
+            if entry.length == nil { entry.length = length }
+            if entry.start == nil { entry.start = start }
+            state.known[fetch.index] = entry
+        }
+        kick()
+    }
+
+    /// The start bytes of a file from the box headers it holds; when they cannot be told but
+    /// the probe is held, the probe itself (a file that is not an MP4 starts with its first bytes).
+    private static func startBytes(of reader: VideoReader, length: Int64, gear: Gear, probe: Range<Int64>) async -> StartBytes? {
+        let held = reader.cachedRanges
+        let layout = await StartBytes.layout(length: length) { offset in
+            let end = min(offset + 16, length)
+            guard offset < end, held.contains(offset..<end) else { return nil }
+            return try? await reader.read(offset..<end)
+        }
+        if let layout { return StartBytes(layout: layout, length: length, bitRate: gear.bitRate) }
+        guard probe.lowerBound == 0, held.contains(probe.clamped(to: 0..<length)) else { return nil }
+        return StartBytes(head: probe.clamped(to: 0..<length), tail: nil)
+    }
+}
+
+extension FeedSession.Known {
+    init(gear: Gear) {
+        self.init(gear: gear, length: nil, start: nil)
+    }
+}

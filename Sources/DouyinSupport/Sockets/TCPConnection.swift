@@ -1,0 +1,84 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One accepted TCP connection, non-blocking, whose reads and writes suspend on a
+/// ``SocketLoop`` instead of blocking a thread. One reader and one writer at a time (the
+/// server's connection task does both, in turn).
+package final class TCPConnection: Sendable {
+    private let fd: Int32
+    private let loop: SocketLoop
+    private let closed = LockedBox(false)
+
+    init(fd: Int32, loop: SocketLoop) {
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        var noDelay: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
+        self.fd = fd
+        self.loop = loop
+    }
+
+    deinit { close() }
+
+    /// Up to `maxCount` bytes as soon as any arrived; empty at the end of the stream.
+    /// - Throws: ``SocketError/timedOut`` when nothing arrived by `deadline` (`nil`: none),
+    ///   ``SocketError/closed``, a failed `recv` (`ECONNRESET`), `CancellationError`.
+    package func receive(maxCount: Int, deadline: ContinuousClock.Instant?) async throws -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: maxCount)
+        while true {
+            guard !closed.withLock({ $0 }) else { throw SocketError.closed }
+            let count = recv(fd, &buffer, maxCount, 0)
+            if count >= 0 { return Array(buffer[0..<count]) }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: try await loop.wait(for: Int16(POLLIN), on: fd, deadline: deadline)
+            default: throw SocketError.lastError("recv")
+            }
+        }
+    }
+
+    /// Writes all of `bytes`, waiting for room as the peer reads.
+    /// - Throws: ``SocketError/timedOut`` when the peer stopped reading until `deadline`
+    ///   (`nil`: none), ``SocketError/closed``, a failed `send` (`EPIPE`, `ECONNRESET`),
+    ///   `CancellationError`.
+    package func send(_ bytes: Data, deadline: ContinuousClock.Instant?) async throws {
+        var offset = 0
+        while offset < bytes.count {
+            guard !closed.withLock({ $0 }) else { throw SocketError.closed }
+            let sent = bytes.withUnsafeBytes { raw in
+                #if canImport(Darwin)
+                Darwin.send(fd, raw.baseAddress! + offset, raw.count - offset, 0)
+                #else
+                // MSG_NOSIGNAL: a peer that hung up must not kill the process with SIGPIPE.
+                Glibc.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                #endif
+            }
+            if sent >= 0 {
+                offset += sent
+                continue
+            }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: try await loop.wait(for: Int16(POLLOUT), on: fd, deadline: deadline)
+            default: throw SocketError.lastError("send")
+            }
+        }
+    }
+
+    /// Closes the socket; an operation waiting on it throws ``SocketError/closed``. Idempotent.
+    /// - Important: call it from the task that reads and writes (stop others by cancelling
+    ///   that task): a `recv` already past its closed check would use a number the kernel
+    ///   may have handed to another socket.
+    package func close() {
+        let first = closed.withLock { closed in
+            defer { closed = true }
+            return !closed
+        }
+        guard first else { return }
+        loop.cancel(fd: fd)
+        systemClose(fd)
+    }
+}

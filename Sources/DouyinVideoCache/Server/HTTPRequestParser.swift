@@ -1,0 +1,178 @@
+import Foundation
+
+/// A request head as the proxy reads it: method, target, version and header fields.
+package struct HTTPRequestHead: Sendable, Hashable {
+    /// The method token as sent (`GET`, `HEAD`; case-sensitive per RFC 9110 §9.1).
+    package var method: String
+    /// The request target as sent (`/token/http%3A%2F%2F…`).
+    package var target: String
+    /// The minor HTTP version: 0 for HTTP/1.0, 1 for HTTP/1.1.
+    package var minorVersion: Int
+    /// The header fields in order, names lowercased, values without surrounding whitespace.
+    package var fields: [(name: String, value: String)]
+
+    /// A head from its parts.
+    package init(method: String, target: String, minorVersion: Int, fields: [(name: String, value: String)]) {
+        self.method = method
+        self.target = target
+        self.minorVersion = minorVersion
+        self.fields = fields
+    }
+
+    /// The first value of the field `name` (lowercase), `nil` when absent.
+    package func value(_ name: String) -> String? {
+        fields.first { $0.name == name }?.value
+    }
+
+    /// Whether the connection stays open after the answer: HTTP/1.1 unless `Connection:
+    /// close`; HTTP/1.0 only with `Connection: keep-alive`.
+    package var keepAlive: Bool {
+        let tokens = (value("connection") ?? "").lowercased().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        return minorVersion >= 1 ? !tokens.contains("close") : tokens.contains("keep-alive")
+    }
+
+    package static func == (lhs: HTTPRequestHead, rhs: HTTPRequestHead) -> Bool {
+        lhs.method == rhs.method && lhs.target == rhs.target && lhs.minorVersion == rhs.minorVersion
+            && lhs.fields.map(\.name) == rhs.fields.map(\.name) && lhs.fields.map(\.value) == rhs.fields.map(\.value)
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(method)
+        hasher.combine(target)
+    }
+}
+
+/// Splits the bytes a client sends into request heads, refusing what a well-behaved client
+/// never sends before it can cost memory: a pure value, fed bytes, no socket.
+///
+/// The proxy serves GET and HEAD only, so a request carrying a body (`Content-Length` other
+/// than 0, any `Transfer-Encoding`) is refused rather than skipped. Bytes after a head stay
+/// buffered for the next request (pipelining).
+package struct HTTPRequestParser: Sendable {
+    /// What one step of parsing found.
+    package enum Outcome: Sendable, Hashable {
+        /// No complete head yet; feed more bytes.
+        case needMore
+        /// A complete head; its bytes are consumed.
+        case request(HTTPRequestHead)
+        /// The client sent something no answer but this status can follow; close afterwards.
+        /// `431` for a head past the limit, `400` for a malformed one, `505` for HTTP/2+.
+        case refuse(status: Int, reason: String)
+    }
+
+    /// Bytes: the most a request head (request line and fields) may take. Default 16,384;
+    /// players send well under 2 KB.
+    package let maxHeadBytes: Int
+    private var buffer: [UInt8] = []
+    /// Where the search for the blank line resumes (bytes before it were searched already).
+    private var searchFrom = 0
+
+    /// A parser accepting heads of at most `maxHeadBytes` bytes.
+    package init(maxHeadBytes: Int = 16_384) {
+        self.maxHeadBytes = maxHeadBytes
+    }
+
+    /// Whether some bytes of a next head have arrived (a client mid-request, not idle).
+    package var hasPartialHead: Bool { !buffer.isEmpty }
+
+    /// Adds bytes as they arrived; call ``next()`` after.
+    package mutating func append(_ bytes: [UInt8]) {
+        buffer += bytes
+    }
+
+    /// The next complete head, or what is wrong, or that more is needed.
+    package mutating func next() -> Outcome {
+        guard let end = headEnd() else {
+            if buffer.count > maxHeadBytes { return .refuse(status: 431, reason: "request head over \(maxHeadBytes) bytes") }
+            searchFrom = max(0, buffer.count - 3)
+            return .needMore
+        }
+        guard end.terminator <= maxHeadBytes else {
+            return .refuse(status: 431, reason: "request head over \(maxHeadBytes) bytes")
+        }
+        let head = Array(buffer[0..<end.terminator])
+        buffer.removeFirst(end.bodyStart)
+        searchFrom = 0
+        return Self.parse(head)
+    }
+
+    /// The index of the blank line ending the head, and the index after it.
+    private func headEnd() -> (terminator: Int, bodyStart: Int)? {
+        guard buffer.count >= 4 else { return nil }
+        var index = searchFrom
+        while index + 3 < buffer.count {
+            if buffer[index] == 13, buffer[index + 1] == 10, buffer[index + 2] == 13, buffer[index + 3] == 10 {
+                return (index, index + 4)
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    private static func parse(_ head: [UInt8]) -> Outcome {
+        // Bare CR or LF inside a line, and NUL anywhere, are refused (RFC 9112 §2.2 lets a
+        // server reject them; request smuggling lives in such ambiguities).
+        let lines = split(head)
+        guard let requestLine = lines.first, lines.allSatisfy({ !$0.contains(0) && !$0.contains(13) && !$0.contains(10) }) else {
+            return .refuse(status: 400, reason: "malformed line ending")
+        }
+        let parts = requestLine.split(separator: 32, omittingEmptySubsequences: false)
+        guard parts.count == 3, !parts[0].isEmpty, parts[0].allSatisfy(isTokenByte), !parts[1].isEmpty,
+              parts[1].allSatisfy({ $0 > 32 && $0 < 127 }) else {
+            return .refuse(status: 400, reason: "malformed request line")
+        }
+        let version = String(decoding: parts[2], as: UTF8.self)
+        guard version.hasPrefix("HTTP/"), version.count == 8, version.dropFirst(6).first == "." else {
+            return .refuse(status: 400, reason: "malformed HTTP version")
+        }
+        guard version.hasPrefix("HTTP/1."), let minor = Int(version.suffix(1)) else {
+            return .refuse(status: 505, reason: "only HTTP/1.x is served")
+        }
+        var fields: [(name: String, value: String)] = []
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: 58), colon > line.startIndex, line[line.startIndex..<colon].allSatisfy(isTokenByte) else {
+                // No colon, an empty name, whitespace before the colon, or an obsolete folded
+                // line (starting with a space): RFC 9112 §5 says reject.
+                return .refuse(status: 400, reason: "malformed header field")
+            }
+            let name = String(decoding: line[line.startIndex..<colon], as: UTF8.self).lowercased()
+            let value = String(decoding: line[(colon + 1)...], as: UTF8.self).trimmingCharacters(in: [" ", "\t"])
+            fields.append((name, value))
+        }
+        let head = HTTPRequestHead(method: String(decoding: parts[0], as: UTF8.self), target: String(decoding: parts[1], as: UTF8.self),
+                                   minorVersion: minor, fields: fields)
+        if head.value("transfer-encoding") != nil || fields.contains(where: { $0.name == "content-length" && $0.value != "0" }) {
+            return .refuse(status: 400, reason: "a request body is not accepted")
+        }
+        if minor >= 1, fields.filter({ $0.name == "host" }).count != 1 {
+            return .refuse(status: 400, reason: "HTTP/1.1 needs exactly one Host field")
+        }
+        return .request(head)
+    }
+
+    /// The head's lines, split at CRLF.
+    private static func split(_ head: [UInt8]) -> [ArraySlice<UInt8>] {
+        var lines: [ArraySlice<UInt8>] = []
+        var start = 0
+        var index = 0
+        while index + 1 < head.count {
+            if head[index] == 13, head[index + 1] == 10 {
+                lines.append(head[start..<index])
+                start = index + 2
+                index += 2
+            } else {
+                index += 1
+            }
+        }
+        lines.append(head[start..<head.count])
+        return lines
+    }
+
+    /// An RFC 9110 `tchar`.
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+        default: Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
+        }
+    }
+}

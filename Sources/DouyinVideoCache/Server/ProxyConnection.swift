@@ -1,0 +1,210 @@
+import DouyinSupport
+import Foundation
+
+/// A record of one answered request (short name for this file and the playlist's).
+typealias RequestRecord = VideoProxyServer.RequestRecord
+
+/// One client connection of a ``VideoProxyServer``: reads request heads under the idle and
+/// head deadlines, answers each, and ends on `Connection: close`, a malformed request, a
+/// deadline, an answer cut short, or the server's stop (its task cancelled).
+struct ProxyConnection: Sendable {
+    let id: Int
+    let connection: TCPConnection
+    let server: VideoProxyServer
+    let token: String
+    let port: Int
+
+    func run() async {
+        defer {
+            // Off the books before the socket closes, so a client that sees the close also
+            // sees the count without it.
+            server.connections.withLock { $0.remove(id) }
+            connection.close()
+        }
+        let configuration = server.configuration
+        var parser = HTTPRequestParser(maxHeadBytes: configuration.maxHeadBytes)
+        do {
+            while !Task.isCancelled {
+                // Waiting for a head: idle until its first byte, then the head deadline runs
+                // (it never restarts, so trickling bytes does not keep a slowloris alive).
+                server.connections.withLock { $0.setWaiting(id, true) }
+                let idleDeadline = ContinuousClock.now + configuration.idleTimeout
+                var headDeadline: ContinuousClock.Instant? = parser.hasPartialHead ? .now + configuration.headTimeout : nil
+                var head: HTTPRequestHead?
+                while head == nil {
+                    switch parser.next() {
+                    case .request(let request):
+                        head = request
+                    case .refuse(let status, let reason):
+                        try await sendSimple(status: status, keepAlive: false, extra: [], method: "GET")
+                        server.record(RequestRecord(method: "?", origin: nil, status: status, bodyBytes: 0, refusal: reason), refused: true)
+                        return
+                    case .needMore:
+                        if headDeadline == nil, parser.hasPartialHead { headDeadline = .now + configuration.headTimeout }
+                        let bytes = try await connection.receive(maxCount: 16_384, deadline: headDeadline ?? idleDeadline)
+                        if bytes.isEmpty { return }
+                        parser.append(bytes)
+                    }
+                }
+                server.connections.withLock { $0.setWaiting(id, false) }
+                guard let head, try await answer(head) else { return }
+            }
+        } catch {
+            // A deadline, a client that went away, or the server's stop: the connection ends;
+            // the reads it alone needed stop with it.
+        }
+    }
+
+    /// Answers one request; whether the connection may carry another.
+    private func answer(_ head: HTTPRequestHead) async throws -> Bool {
+        switch ProxyRoute(head: head, token: token, port: port) {
+        case .refuse(let status, let reason):
+            // Nothing is fetched for a refused request.
+            try await sendSimple(status: status, keepAlive: head.keepAlive, extra: status == 405 ? [("Allow", "GET, HEAD")] : [], method: head.method)
+            server.record(RequestRecord(method: head.method, origin: nil, status: status, bodyBytes: 0, refusal: reason), refused: true)
+            return head.keepAlive
+        case .origin(let url):
+            return try await serve(url, head: head)
+        }
+    }
+
+    private func serve(_ url: URL, head: HTTPRequestHead) async throws -> Bool {
+        let reader = server.cache.reader(for: url)
+        defer { reader.close() }
+        let heldBefore = server.cache.cachedRanges(for: url)
+        // Cold, and the bytes wanted are known without the length: the read starts now and
+        // its answer's head tells the length, one origin round trip instead of a probe first.
+        var early: (chunks: AsyncThrowingStream<Data, any Error>.AsyncIterator, first: Data?, range: Range<Int64>)?
+        if head.method == "GET", reader.knownContentInfo?.length == nil, let wanted = RangeAnswer.bytesNamed(by: head.value("range")) {
+            var chunks = reader.chunks(wanted).makeAsyncIterator()
+            do {
+                let first = try await chunks.next()
+                if first != nil { early = (chunks, first, wanted) }
+            } catch let error as VideoCacheError {
+                return try await fail(error, url: url, head: head)
+            }
+        }
+        let info: VideoContentInfo
+        do {
+            info = try await reader.contentInfo()
+        } catch let error as VideoCacheError {
+            return try await fail(error, url: url, head: head)
+        }
+        guard let length = info.length else {
+            return try await fail(.invalidResponse("the origin sent no length"), url: url, head: head)
+        }
+        if ProxyPlaylist.isPlaylist(mimeType: info.mimeType, url: url) {
+            return try await servePlaylist(url, info: info, length: length, reader: reader, head: head)
+        }
+        var fields: [(String, String)] = [("Content-Type", info.mimeType ?? "application/octet-stream")]
+        let range: Range<Int64>
+        let status: Int
+        switch RangeAnswer(header: head.value("range"), length: length) {
+        case .unsatisfiable:
+            try await sendSimple(status: 416, keepAlive: head.keepAlive, extra: [("Content-Range", "bytes */\(length)")], method: head.method)
+            server.record(RequestRecord(method: head.method, origin: url, status: 416, bodyBytes: 0), refused: false)
+            return head.keepAlive
+        case .whole:
+            (range, status) = (0..<length, 200)
+        case .partial(let part):
+            (range, status) = (part, 206)
+            fields.append(("Content-Range", "bytes \(part.lowerBound)-\(part.upperBound - 1)/\(length)"))
+        }
+        fields.append(("Content-Length", String(range.count)))
+        let missing = heldBefore.missing(in: range).reduce(Int64(0)) { $0 + Int64($1.count) }
+        try await sendHead(status: status, fields: fields, keepAlive: head.keepAlive)
+        guard head.method == "GET" else {
+            server.record(RequestRecord(method: head.method, origin: url, status: status, bodyBytes: 0), refused: false)
+            return head.keepAlive
+        }
+        var sent: Int64 = 0
+        var failure: VideoCacheError?
+        do {
+            // The early read covers exactly this answer's bytes (the engine clips it to the
+            // length); any other answer reads afresh.
+            var chunks: AsyncThrowingStream<Data, any Error>.AsyncIterator
+            var pending: Data?
+            if let early, early.range.lowerBound == range.lowerBound, min(early.range.upperBound, length) == range.upperBound {
+                (chunks, pending) = (early.chunks, early.first)
+            } else {
+                chunks = reader.chunks(range).makeAsyncIterator()
+            }
+            early = nil
+            while true {
+                let chunk: Data
+                if let first = pending {
+                    (chunk, pending) = (first, nil)
+                } else if let next = try await chunks.next() {
+                    chunk = next
+                } else {
+                    break
+                }
+                try await connection.send(chunk, deadline: .now + server.configuration.writeTimeout)
+                sent += Int64(chunk.count)
+            }
+        } catch let error as VideoCacheError {
+            failure = error
+        } catch {
+            // The client went away (or the server stopped): only this read's fetches stop.
+            server.record(RequestRecord(method: head.method, origin: url, status: status, bodyBytes: sent, error: .cancelled), refused: false, served: sent, fromOrigin: min(sent, missing))
+            throw error
+        }
+        server.record(RequestRecord(method: head.method, origin: url, status: status, bodyBytes: sent, error: failure), refused: false, served: sent, fromOrigin: min(sent, missing))
+        // Short of the promised length (the origin failed mid-way, the file changed): closing
+        // is the only honest end; the client sees a truncated body, never a wrong byte.
+        return sent == Int64(range.count) && head.keepAlive
+    }
+
+    /// Answers an origin failure: its own 4xx/5xx status, 502 for anything else.
+    private func fail(_ error: VideoCacheError, url: URL, head: HTTPRequestHead) async throws -> Bool {
+        var status = 502
+        if case .originStatus(let code, _) = error, (400...599).contains(code) { status = code }
+        try await sendSimple(status: status, keepAlive: head.keepAlive, extra: [], method: head.method)
+        server.record(RequestRecord(method: head.method, origin: url, status: status, bodyBytes: 0, error: error), refused: false)
+        return head.keepAlive
+    }
+
+    /// A response with an empty body.
+    func sendSimple(status: Int, keepAlive: Bool, extra: [(String, String)], method: String) async throws {
+        try await sendHead(status: status, fields: extra + [("Content-Length", "0")], keepAlive: keepAlive)
+    }
+
+    func sendHead(status: Int, fields: [(String, String)], keepAlive: Bool) async throws {
+        var text = "HTTP/1.1 \(status) \(Self.reason(status))\r\n"
+        for (name, value) in fields + [("Accept-Ranges", "bytes"), ("Connection", keepAlive ? "keep-alive" : "close")] {
+            text += "\(name): \(value)\r\n"
+        }
+        text += "\r\n"
+        try await connection.send(Data(text.utf8), deadline: .now + server.configuration.writeTimeout)
+    }
+
+    private static func reason(_ status: Int) -> String {
+        switch status {
+        case 200: "OK"
+        case 206: "Partial Content"
+        case 400: "Bad Request"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 405: "Method Not Allowed"
+        case 416: "Range Not Satisfiable"
+        case 431: "Request Header Fields Too Large"
+        case 502: "Bad Gateway"
+        case 505: "HTTP Version Not Supported"
+        default: "Status"
+        }
+    }
+}
+
+extension VideoProxyServer {
+    /// Counts an answered request and tells the subscribers.
+    func record(_ record: RequestRecord, refused: Bool, served: Int64 = 0, fromOrigin: Int64 = 0) {
+        counters.withLock { counters in
+            counters.requests += 1
+            if refused { counters.refusedRequests += 1 }
+            counters.bytesServed += served
+            counters.bytesFromOrigin += fromOrigin
+            counters.bytesFromCache += served - fromOrigin
+        }
+        publish(.request(record))
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+
+/// The HLS side of the proxy: which answers are playlists, and the rewrite that sends every
+/// URI of one through the proxy while keeping every other byte.
+package enum ProxyPlaylist {
+    /// Whether an origin answer is an HLS playlist: its Content-Type is
+    /// `application/vnd.apple.mpegurl` or `application/x-mpegurl` (case-insensitive,
+    /// parameters ignored), or its path ends in `.m3u8`.
+    package static func isPlaylist(mimeType: String?, url: URL) -> Bool {
+        let type = (mimeType ?? "").split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        return type == "application/vnd.apple.mpegurl" || type == "application/x-mpegurl" || url.path.lowercased().hasSuffix(".m3u8")
+    }
+
+    /// Whether `text` is a live media playlist (segments without `#EXT-X-ENDLIST`): served
+    /// but not kept, since it changes. A master playlist has no segments and is not live.
+    package static func isLive(_ text: String) -> Bool {
+        let lines = text.split(whereSeparator: \.isNewline)
+        let isMedia = lines.contains { $0.hasPrefix("#EXTINF") || $0.hasPrefix("#EXT-X-TARGETDURATION") }
+        return isMedia && !lines.contains { $0.trimmingCharacters(in: .whitespaces) == "#EXT-X-ENDLIST" }
+    }
+
+    /// `text` with every URI line and every `URI="…"` attribute of a tag resolved against
+    /// `base` (RFC 3986 §5) and replaced by `proxy(resolved)`; every other byte (comments,
+    /// other attributes, blank lines, line endings) kept. A URI that does not resolve is kept.
+    package static func rewrite(_ text: String, base: URL, proxy: (URL) -> String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count * 2)
+        // Split at LF byte by byte: Swift's Character view holds CRLF as one character, where
+        // a search for "\n" finds nothing (a CRLF playlist went through unrewritten).
+        let bytes = Array(text.utf8)
+        var start = 0
+        for index in 0...bytes.count where index == bytes.count || bytes[index] == 10 {
+            let hasCR = index > start && bytes[index - 1] == 13
+            let line = String(decoding: bytes[start..<(hasCR ? index - 1 : index)], as: UTF8.self)
+            out += rewriteLine(Substring(line), base: base, proxy: proxy)
+            if hasCR { out += "\r" }
+            if index < bytes.count { out += "\n" }
+            start = index + 1
+        }
+        return out
+    }
+
+    private static func rewriteLine(_ line: Substring, base: URL, proxy: (URL) -> String) -> String {
+        if line.hasPrefix("#") {
+            guard line.hasPrefix("#EXT"), line.contains("URI=\""), let colon = line.firstIndex(of: ":") else { return String(line) }
+            // Walk the attribute list (RFC 8216 §4.2) so a quoted value that happens to hold
+            // `URI="` (a NAME) is never taken for the attribute.
+            var out = String(line[...colon])
+            var index = line.index(after: colon)
+            while index < line.endIndex {
+                let nameEnd = line[index...].firstIndex(where: { $0 == "=" || $0 == "," }) ?? line.endIndex
+                let name = line[index..<nameEnd]
+                out += name
+                index = nameEnd
+                guard index < line.endIndex, line[index] == "=" else {
+                    if index < line.endIndex { out.append(line[index]); index = line.index(after: index) }
+                    continue
+                }
+                out.append("=")
+                index = line.index(after: index)
+                if index < line.endIndex, line[index] == "\"" {
+                    let valueStart = line.index(after: index)
+                    let close = line[valueStart...].firstIndex(of: "\"") ?? line.endIndex
+                    let value = line[valueStart..<close]
+                    out += "\"" + (name == "URI" ? resolved(value, base: base, proxy: proxy) : String(value))
+                    index = close
+                    if index < line.endIndex { out.append("\""); index = line.index(after: index) }
+                } else {
+                    let end = line[index...].firstIndex(of: ",") ?? line.endIndex
+                    out += line[index..<end]
+                    index = end
+                }
+                if index < line.endIndex, line[index] == "," { out.append(","); index = line.index(after: index) }
+            }
+            return out
+        }
+        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty else { return String(line) }
+        return resolved(Substring(trimmed), base: base, proxy: proxy)
+    }
+
+    private static func resolved(_ reference: Substring, base: URL, proxy: (URL) -> String) -> String {
+        guard let url = URL(string: String(reference), relativeTo: base)?.absoluteURL else { return String(reference) }
+        return proxy(url)
+    }
+}
+
+extension ProxyConnection {
+    /// Serves an HLS playlist rewritten for the proxy (ranges apply to the rewritten text).
+    /// A live playlist is served but dropped from the cache afterwards.
+    func servePlaylist(_ url: URL, info: VideoContentInfo, length: Int64, reader: VideoReader, head: HTTPRequestHead) async throws -> Bool {
+        let original: Data
+        do {
+            original = try await reader.read(0..<length)
+        } catch let error as VideoCacheError {
+            try await sendSimple(status: 502, keepAlive: head.keepAlive, extra: [], method: head.method)
+            server.record(RequestRecord(method: head.method, origin: url, status: 502, bodyBytes: 0, error: error), refused: false)
+            return head.keepAlive
+        }
+        let text = String(decoding: original, as: UTF8.self)
+        if ProxyPlaylist.isLive(text) { server.cache.remove(for: url) }
+        let body = Data(ProxyPlaylist.rewrite(text, base: url) { server.url(for: $0)?.absoluteString ?? $0.absoluteString }.utf8)
+        var fields: [(String, String)] = [("Content-Type", info.mimeType ?? "application/vnd.apple.mpegurl")]
+        var part = 0..<Int64(body.count)
+        var status = 200
+        switch RangeAnswer(header: head.value("range"), length: Int64(body.count)) {
+        case .unsatisfiable:
+            try await sendSimple(status: 416, keepAlive: head.keepAlive, extra: [("Content-Range", "bytes */\(body.count)")], method: head.method)
+            server.record(RequestRecord(method: head.method, origin: url, status: 416, bodyBytes: 0), refused: false)
+            return head.keepAlive
+        case .whole: break
+        case .partial(let range):
+            (part, status) = (range, 206)
+            fields.append(("Content-Range", "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(body.count)"))
+        }
+        fields.append(("Content-Length", String(part.count)))
+        try await sendHead(status: status, fields: fields, keepAlive: head.keepAlive)
+        var sent: Int64 = 0
+        if head.method == "GET" {
+            try await connection.send(body.subdata(in: Int(part.lowerBound)..<Int(part.upperBound)), deadline: .now + server.configuration.writeTimeout)
+            sent = Int64(part.count)
+        }
+        server.record(RequestRecord(method: head.method, origin: url, status: status, bodyBytes: sent), refused: false, served: sent)
+        return head.keepAlive
+    }
+}

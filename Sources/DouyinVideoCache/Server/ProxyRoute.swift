@@ -1,0 +1,61 @@
+import Foundation
+
+/// Which origin resource a proxy request names, or why it is refused: the token, Host and
+/// scheme checks of `douyinkit video serve` as a pure value, decided before anything is
+/// fetched.
+package enum ProxyRoute: Sendable, Hashable {
+    /// Serve this origin URL.
+    case origin(URL)
+    /// Refuse with this status (403: token or Host; 400: not an http(s) origin; 405: a
+    /// method other than GET and HEAD) and say why.
+    case refuse(status: Int, reason: String)
+
+    /// The route of `head` on a server listening on `port` whose paths start with `/<token>/`.
+    package init(head: HTTPRequestHead, token: String, port: Int) {
+        // The Host check keeps a web page's script off the proxy: after DNS rebinding its
+        // requests reach 127.0.0.1 but still name the page's own host.
+        let host = (head.value("host") ?? "").lowercased()
+        guard host == "127.0.0.1:\(port)" || host == "localhost:\(port)" else {
+            self = .refuse(status: 403, reason: "Host \"\(host)\" is not 127.0.0.1:\(port) or localhost:\(port)")
+            return
+        }
+        let prefix = "/\(token)/"
+        guard head.target.hasPrefix(prefix) else {
+            self = .refuse(status: 403, reason: "wrong or missing token")
+            return
+        }
+        guard head.method == "GET" || head.method == "HEAD" else {
+            self = .refuse(status: 405, reason: "only GET and HEAD are served")
+            return
+        }
+        let segment = head.target.dropFirst(prefix.count)
+        guard !segment.contains("/"), !segment.contains("?"), let decoded = segment.removingPercentEncoding,
+              let url = URL(string: decoded), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              url.host != nil else {
+            self = .refuse(status: 400, reason: "the path is not one percent-encoded http(s) URL")
+            return
+        }
+        self = .origin(url)
+    }
+
+    /// The path of `url` behind a proxy: `/<token>/` then the whole absolute URL as one
+    /// segment, every byte but RFC 3986's unreserved characters percent-encoded.
+    package static func path(for url: URL, token: String) -> String {
+        "/\(token)/" + encode(url.absoluteString)
+    }
+
+    /// `text` with every byte but `A-Z a-z 0-9 - . _ ~` as `%XX`.
+    package static func encode(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                out += String(format: "%%%02X", byte)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,103 @@
+import DouyinFeed
+import DouyinVideoCache
+import Foundation
+import Testing
+
+/// The adaptive policy's rules and its learning, pure.
+@Suite struct AdaptivePlanTests {
+    static func item(_ index: Int, bitRate: Int = 1_200_000, length: Int64? = 1_500_000, start: StartBytes? = nil,
+                     held: [Range<Int64>] = []) -> AdaptivePlan.Item {
+        AdaptivePlan.Item(index: index, gear: Gear(url: URL(string: "http://o.test/\(index).mp4")!, bitRate: bitRate),
+                          length: length, start: start, held: ByteRangeSet(held))
+    }
+
+    static let faststart = StartBytes(head: 0..<160_000, tail: nil)
+    static let moovAtEnd = StartBytes(head: 0..<150_040, tail: 1_490_000..<1_500_000)
+
+    @Test func thePlayingItemGetsItsStartBytesFirst() {
+        let playing = Self.item(0, start: Self.moovAtEnd, held: [0..<150_040])
+        let fetch = AdaptivePlan.playingFetch(playing, readPosition: nil)
+        #expect(fetch?.range == 1_490_000..<1_500_000)
+        #expect(fetch?.purpose == .playingStart)
+        #expect(!AdaptivePlan.admitsPreload(playing, readPosition: nil), "not started: nothing else")
+    }
+
+    @Test func anUnknownLayoutIsProbed() {
+        let fetch = AdaptivePlan.playingFetch(Self.item(0, length: nil), readPosition: nil)
+        #expect(fetch?.range.lowerBound == 0)
+        // 32 KiB + 1 s at 1.2 Mbit/s (a literal: in #expect an arithmetic right side is typed Int).
+        #expect(fetch?.range.upperBound == 182_768)
+    }
+
+    /// 1.5 s at 1.2 Mbit/s is 225,000 bytes: below that ahead, the playing item tops up to
+    /// 1.5 s ahead (at least 0.5 s, 75,000 bytes) and preloads wait; at it, they may run.
+    @Test func preloadsWaitForThePlayingBuffer() {
+        let low = Self.item(0, start: Self.faststart, held: [0..<300_000])
+        let fetch = AdaptivePlan.playingFetch(low, readPosition: 160_000)
+        #expect(fetch?.range == 300_000..<385_000)
+        #expect(fetch?.purpose == .playing)
+        #expect(!AdaptivePlan.admitsPreload(low, readPosition: 160_000))
+
+        let nearlyFull = Self.item(0, start: Self.faststart, held: [0..<380_000])
+        #expect(AdaptivePlan.playingFetch(nearlyFull, readPosition: 160_000)?.range == 380_000..<455_000, "at least the refill")
+
+        let full = Self.item(0, start: Self.faststart, held: [0..<385_000])
+        #expect(AdaptivePlan.playingFetch(full, readPosition: 160_000) == nil)
+        #expect(AdaptivePlan.admitsPreload(full, readPosition: 160_000))
+
+        let whole = Self.item(0, length: 200_000, start: Self.faststart, held: [0..<200_000])
+        #expect(AdaptivePlan.admitsPreload(whole, readPosition: 190_000), "held to its end")
+    }
+
+    @Test func startBytesOfTheWindowNearestFirstThenDepthWhenSpare() {
+        var window = [
+            Self.item(1, start: Self.faststart, held: [0..<160_000]),
+            Self.item(2, start: Self.moovAtEnd, held: [0..<225_040]),
+            Self.item(3),
+        ]
+        // The start bytes come with 0.5 s (75,000 bytes) of lead.
+        let lead = AdaptivePlan.preloadFetch(window: window, depth: .seconds(1), estimate: 8_000_000, playingBitRate: 2_400_000)
+        #expect(lead == AdaptivePlan.Fetch(index: 1, url: window[0].gear.url, range: 160_000..<235_000, purpose: .start))
+        window[0].held.insert(160_000..<235_000)
+        let first = AdaptivePlan.preloadFetch(window: window, depth: .seconds(1), estimate: 8_000_000, playingBitRate: 2_400_000)
+        #expect(first == AdaptivePlan.Fetch(index: 2, url: window[1].gear.url, range: 1_490_000..<1_500_000, purpose: .start))
+
+        var done = window
+        done[1].held.insert(1_490_000..<1_500_000)
+        done[2].start = Self.faststart
+        done[2].held.insert(0..<235_000)
+        let depth = AdaptivePlan.preloadFetch(window: done, depth: .seconds(1), estimate: 8_000_000, playingBitRate: 2_400_000)
+        #expect(depth == AdaptivePlan.Fetch(index: 1, url: window[0].gear.url, range: 235_000..<310_000, purpose: .depth))
+
+        // Not spare: 0.5 × 4 Mbit/s does not exceed a 2.4 Mbit/s playing gear.
+        #expect(AdaptivePlan.preloadFetch(window: done, depth: .seconds(1), estimate: 4_000_000, playingBitRate: 2_400_000) == nil)
+        // No depth learned: nothing beyond start bytes.
+        #expect(AdaptivePlan.preloadFetch(window: done, depth: .zero, estimate: 16_000_000, playingBitRate: 600_000) == nil)
+    }
+
+    @Test func skipsMakeItShallowerLongViewsDeeper() {
+        var skipper = SessionProfile()
+        var watcher = SessionProfile()
+        let prior = (skipper.window, skipper.depth)
+        for _ in 0..<8 {
+            skipper.viewed(.milliseconds(500))
+            watcher.viewed(.seconds(12))
+        }
+        #expect(skipper.depth == .zero, "\(skipper)")
+        #expect(watcher.depth == .seconds(2))
+        #expect(skipper.depth < prior.1 && watcher.depth > prior.1)
+        // Fast swipes need more items ready; long views fewer.
+        #expect(skipper.window == 3)
+        #expect(watcher.window == 1)
+        #expect(prior.0 == 2)
+    }
+
+    @Test func learningIsDeterministic() {
+        var a = SessionProfile(), b = SessionProfile()
+        for watch in [300, 4_000, 800, 12_000, 2_500] {
+            a.viewed(.milliseconds(watch))
+            b.viewed(.milliseconds(watch))
+        }
+        #expect(a == b)
+    }
+}

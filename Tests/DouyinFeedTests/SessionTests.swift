@@ -1,0 +1,107 @@
+import DouyinFeed
+import DouyinTestSupport
+import DouyinVideoCache
+import Foundation
+import Testing
+
+/// Short seeded sessions end to end: ffmpeg clips, the shaped loopback origin, real caches,
+/// the real preloaders. No timing asserts: what is checked holds at any speed.
+@Suite(.serialized) struct SessionTests {
+    /// The test bed: 4 clips of 3 s in three gears, 8 items, a link of 16 Mbit/s.
+    struct Bed {
+        let folder: TemporaryDirectory
+        let media: SessionMedia
+        let origin: ShapedOrigin
+        let feed: Data
+        let items: [SessionItem]
+    }
+
+    static func bed() async throws -> Bed {
+        let folder = try TemporaryDirectory()
+        let media = try await SessionMedia.generate(in: folder.appending("media"), count: 4, seconds: 3)
+        let origin = try ShapedOrigin(root: media.directory, rate: 16_000_000)
+        let feed = try media.feedJSON(base: origin.base, items: 8)
+        return Bed(folder: folder, media: media, origin: origin, feed: feed, items: try SessionItem.items(fromFeedJSON: feed))
+    }
+
+    static let trace = SwipeTrace.generated(seed: 24, swipes: 6, itemCount: 8) { _ in .seconds(3) }
+
+    @Test func theFeedsGearsAreRead() async throws {
+        let bed = try await Self.bed()
+        defer { bed.origin.stop(); bed.folder.remove() }
+        #expect(bed.items.count == 8)
+        #expect(bed.items.allSatisfy { $0.gears.count == 3 && $0.duration == .seconds(3) })
+        #expect(bed.items[0].playGear() == bed.items[0].gears[1], "play_addr is the mid gear")
+        let rates = bed.media.clips.flatMap(\.gears).map(\.bitRate)
+        #expect(rates.allSatisfy { $0 > 400_000 && $0 < 3_000_000 }, "\(rates)")
+    }
+
+    /// The adaptive session: each shown item's bytes all come from the one gear it plays, no
+    /// range of a URL arrives twice, and what the report counts is what the origin sent.
+    @Test func adaptivePlaysOneGearAnItemAndFetchesNothingTwice() async throws {
+        let bed = try await Self.bed()
+        defer { bed.origin.stop(); bed.folder.remove() }
+        let session = try FeedSession(items: bed.items, directory: bed.folder.appending("cache"))
+        let report = await SessionReplay.run(session, trace: Self.trace)
+
+        #expect(report.views.count == Self.trace.swipes.count)
+        #expect(report.duplicateBytes == 0)
+        #expect(report.views.allSatisfy { view in bed.items[view.item].gears.contains { $0.url == view.url } })
+        let stats = try await bed.origin.stats()
+        #expect(stats.bodyBytes >= report.originBytes, "the origin sent at least what arrived")
+        let paths = stats.responses.compactMap { triple -> String? in
+            if case .path(let path) = triple.first { return path }
+            return nil
+        }
+        for view in report.views {
+            let prefix = "/i\(view.item)/"
+            let fetched = Set(paths.filter { $0.hasPrefix(prefix) })
+            #expect(fetched.isSubset(of: [view.url.path]), "item \(view.item) played \(view.url.path), fetched \(fetched)")
+        }
+        #expect(report.views.contains { $0.started }, "something played")
+    }
+
+    /// The verb prints a line a swipe and the summary, exactly in DESIGN.md's format, and the
+    /// summary adds up its lines.
+    @Test(arguments: ["fixed", "none"])
+    func verbPrintsTheDesignsLines(policy: String) async throws {
+        let bed = try await Self.bed()
+        defer { bed.origin.stop(); bed.folder.remove() }
+        let feedURL = bed.folder.appending("feed.json"), traceURL = bed.folder.appending("trace.json")
+        try bed.feed.write(to: feedURL)
+        try JSONEncoder().encode(Self.trace).write(to: traceURL)
+        let result = try await Tool.run(["feed", "session", feedURL.path, "--trace", traceURL.path,
+                                         "--dir", bed.folder.appending("dir").path, "--policy", policy])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == Self.trace.swipes.count + 1)
+        var played: Int64 = 0
+        for (index, line) in lines.dropLast().enumerated() {
+            let match = line.wholeMatch(of: #/swipe (\d+) item=(\d+) at_ms=\d{13} url=(\S+) start_ms=(\d+) stall_ms=\d+ played_bytes=(\d+)/#)
+            #expect(match != nil, "\(line)")
+            guard let match else { continue }
+            #expect(Int(match.1) == index + 1)
+            #expect(Int(match.2) == Self.trace.swipes[index].item)
+            #expect(match.3 == bed.items[Self.trace.swipes[index].item].playURL?.absoluteString[...], "fixed and none play play_addr")
+            #expect(Int(match.4)! <= Self.trace.swipes[index].watchMilliseconds)
+            played += Int64(match.5)!
+        }
+        let summary = try #require(lines.last)
+        let match = summary.wholeMatch(of: #/summary swipes=(\d+) ready=(\d+) start_p50_ms=\d+ start_p95_ms=\d+ stall_ms=\d+ origin_bytes=(\d+) played_bytes=(\d+)/#)
+        #expect(match != nil, "\(summary)")
+        #expect(match.map { Int($0.1) } == Self.trace.swipes.count)
+        #expect(match.map { Int64($0.4) } == played)
+    }
+
+    @Test func aTraceNamingAMissingItemIsRefused() async throws {
+        let bed = try await Self.bed()
+        defer { bed.origin.stop(); bed.folder.remove() }
+        let feedURL = bed.folder.appending("feed.json"), traceURL = bed.folder.appending("trace.json")
+        try bed.feed.write(to: feedURL)
+        try Data(#"{"swipes": [{"item": 0, "watch_ms": 100}, {"item": 8, "watch_ms": 100}]}"#.utf8).write(to: traceURL)
+        let result = try await Tool.run(["feed", "session", feedURL.path, "--trace", traceURL.path, "--dir", bed.folder.appending("d").path])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("swipe 2 names item 8"), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+}

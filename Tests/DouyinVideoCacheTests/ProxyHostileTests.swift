@@ -1,0 +1,107 @@
+import DouyinTestSupport
+import DouyinVideoCache
+import Foundation
+import Testing
+
+/// Clients no player is: each gets a 4xx or a closed socket, and a real client (curl) is
+/// served meanwhile, never held up.
+@Suite("Proxy server against hostile clients", .serialized)
+struct ProxyHostileTests {
+    let nginx: NginxOrigin
+    let folder: TemporaryDirectory
+    let file = videoBytes(50_000, seed: 7)
+
+    init() throws {
+        nginx = try NginxOrigin()
+        folder = try TemporaryDirectory()
+        try nginx.serve(file, at: "/v/a.mp4")
+    }
+
+    func server(_ configure: (inout VideoProxyServer.Configuration) -> Void = { _ in }) throws -> VideoProxyServer {
+        var configuration = VideoProxyServer.Configuration()
+        configure(&configuration)
+        let server = VideoProxyServer(cache: try VideoCache(directory: folder.appending("cache"), sizeLimit: 1 << 30), configuration: configuration)
+        try server.start()
+        return server
+    }
+
+    /// A real client's request still works.
+    func expectServed(_ server: VideoProxyServer) async throws {
+        let answer = try await curl(server.url(for: nginx.url("/v/a.mp4"))!, ["-r", "0-999"])
+        #expect(answer.status == 206)
+        #expect(answer.body == file.prefix(1000))
+    }
+
+    /// What a raw client gets for `request`: the status line's code, or nil for a closed socket.
+    func rawStatus(_ request: [UInt8], port: Int) async throws -> Int? {
+        try await onOwnThread {
+            let client = try RawClient(port: port)
+            client.send(request)
+            let (bytes, _) = client.readToEnd()
+            let text = String(decoding: bytes.prefix(64), as: UTF8.self)
+            guard text.hasPrefix("HTTP/1.1 ") else { return nil }
+            return Int(text.dropFirst(9).prefix(3))
+        }
+    }
+
+    @Test func aTenMegabyteHeadGets431OrAClosedSocket() async throws {
+        let server = try server()
+        let port = server.port!
+        var request = Array("GET \(server.url(for: nginx.url("/v/a.mp4"))!.path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n".utf8)
+        request += Array(repeating: UInt8(ascii: "a"), count: 10 << 20).enumerated().map { $0.offset % 100 == 0 ? UInt8(ascii: ":") : $0.element }
+        let status = try await rawStatus(request, port: port)
+        #expect(status == nil || status == 431)
+        try await expectServed(server)
+        await server.stop()
+        #expect(nginx.requests().count == 1)
+        folder.remove()
+    }
+
+    @Test(arguments: [
+        "GET /x HTTP/1.1\r\nHost: 127.0.0.1\r\nThisLineHasNoColon\r\n\r\n",
+        "\u{16}\u{03}\u{01}\u{02}\u{00}\u{01}\u{00}\u{01}\u{fc}\u{03}\u{03}\r\n\r\n",
+        "NOT A REQUEST LINE AT ALL\r\n\r\n",
+    ])
+    func malformedRequestsGet400(_ request: String) async throws {
+        let server = try server()
+        let status = try await rawStatus(Array(request.utf8), port: server.port!)
+        #expect(status == 400)
+        try await expectServed(server)
+        await server.stop()
+        #expect(nginx.requests().count == 1)
+        folder.remove()
+    }
+
+    /// A client that starts a head and never finishes it is closed at the head deadline,
+    /// while a real client is served in between.
+    @Test func aSlowlorisClientIsClosedAtTheHeadDeadline() async throws {
+        let server = try server { $0.headTimeout = .seconds(1) }
+        let port = server.port!
+        let client = try RawClient(port: port)
+        client.send(Array("GET /\(String(repeating: "a", count: 30)) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nX-Slow: ".utf8))
+        try await expectServed(server)
+        let (bytes, closed) = try await onOwnThread { client.readToEnd() }
+        #expect(closed)
+        #expect(bytes.isEmpty)
+        #expect(server.statistics.openConnections == 0)
+        await server.stop()
+        folder.remove()
+    }
+
+    /// A thousand idle connections: past the cap the longest idle make room, so a real
+    /// client is served and the server never holds more than its cap.
+    @Test func aThousandIdleConnectionsNeitherBlockNorPileUp() async throws {
+        let server = try server { $0.maxConnections = 64 }
+        let port = server.port!
+        let clients = try (0..<1000).map { _ in try RawClient(port: port) }
+        try await expectServed(server)
+        #expect(server.statistics.openConnections <= 65)
+        // The first ones were closed to make room.
+        let (_, closed) = try await onOwnThread { clients[0].readToEnd() }
+        #expect(closed)
+        await server.stop()
+        #expect(server.statistics.openConnections == 0)
+        withExtendedLifetime(clients) {}
+        folder.remove()
+    }
+}

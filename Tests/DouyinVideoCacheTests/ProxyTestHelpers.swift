@@ -1,0 +1,101 @@
+import DouyinTestSupport
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What a child process (curl, ffmpeg) printed and how it exited.
+typealias ProcessResult = TestMedia.RunResult
+
+/// Runs `executable` with `arguments` without blocking a thread.
+func runProcess(_ executable: String, _ arguments: [String]) async throws -> ProcessResult {
+    try await TestMedia.run(executable, arguments)
+}
+
+/// The first of `paths` that is an executable file; a missing tool fails the test (make test
+/// installs it), it never skips.
+func tool(_ name: String) throws -> String {
+    let paths = ["/usr/bin/\(name)", "/usr/local/bin/\(name)", "/opt/homebrew/bin/\(name)"]
+    guard let found = paths.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+        throw ToolMissing(name: name)
+    }
+    return found
+}
+
+/// A tool the test needs is not installed.
+struct ToolMissing: Error, CustomStringConvertible {
+    let name: String
+    var description: String { "\(name) is not installed (make test installs it)" }
+}
+
+/// One curl exchange: status, header fields (names lowercased, last wins) and body.
+struct CurlAnswer: Sendable {
+    var status: Int
+    var fields: [String: String]
+    var body: Data
+    var exitCode: Int32
+}
+
+/// `curl` of `url` with extra `arguments` (`-H`, `-I`, `-r`), HTTP/1.1, headers and body split.
+func curl(_ url: URL, _ arguments: [String] = []) async throws -> CurlAnswer {
+    let scratch = try TemporaryDirectory()
+    defer { scratch.remove() }
+    let headers = scratch.appending("headers"), body = scratch.appending("body")
+    let result = try await runProcess(try tool("curl"), ["-s", "--http1.1", "--max-time", "60", "-D", headers.path, "-o", body.path] + arguments + [url.absoluteString])
+    let headText = (try? String(contentsOf: headers, encoding: .utf8)) ?? ""
+    var status = 0
+    var fields: [String: String] = [:]
+    for line in headText.components(separatedBy: "\r\n") {
+        if line.hasPrefix("HTTP/") {
+            status = Int(line.split(separator: " ")[1]) ?? 0
+            fields = [:]
+        } else if let colon = line.firstIndex(of: ":") {
+            fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+    }
+    return CurlAnswer(status: status, fields: fields, body: (try? Data(contentsOf: body)) ?? Data(), exitCode: result.status)
+}
+
+/// A raw loopback client socket with a receive timeout, for requests no real client sends.
+final class RawClient: @unchecked Sendable {
+    // @unchecked: used from one thread at a time (the test's `onOwnThread` closures, in turn).
+    let fd: Int32
+
+    init(port: Int) throws {
+        guard let fd = connectLoopback(port: port) else { throw POSIXError(.ECONNREFUSED) }
+        self.fd = fd
+        var timeout = timeval(tv_sec: 60, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit { close(fd) }
+
+    /// Sends all of `bytes`; `false` once the server closed or reset the connection.
+    @discardableResult
+    func send(_ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
+            if sent < 0, errno == EINTR { continue }
+            guard sent > 0 else { return false }
+            offset += sent
+        }
+        return true
+    }
+
+    /// Everything until the server closes (or resets, or 60 s pass): what a refused client sees.
+    func readToEnd() -> (bytes: [UInt8], closed: Bool) {
+        var all: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count < 0, errno == EINTR { continue }
+            if count < 0 { return (all, errno == ECONNRESET) }
+            if count == 0 { return (all, true) }
+            all += buffer[0..<count]
+        }
+    }
+}
