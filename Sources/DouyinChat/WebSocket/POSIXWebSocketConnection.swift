@@ -26,14 +26,13 @@ final class POSIXWebSocketConnection: WebSocketConnection, @unchecked Sendable {
     private let writeLock = LockedBox(())
     private let compression: MessageCompression
     /// Bytes read but not yet parsed; touched only by the reader thread.
-    private var buffer: [UInt8]
-    private var bufferStart = 0
+    private var buffer: ReceiveBuffer
 
     init(socket: any ByteStream, leftover: [UInt8], configuration: POSIXWebSocketTransport.Configuration, deflate: DeflateNegotiation? = nil) {
         self.socket = socket
         compression = MessageCompression(deflate)
         self.configuration = configuration
-        buffer = leftover
+        buffer = ReceiveBuffer(leftover: leftover)
         (messages, continuation) = AsyncThrowingStream.makeStream(of: WebSocketMessage.self)
         continuation.onTermination = { [weak self] termination in
             // The consumer stopped listening: drop the connection rather than read for nobody.
@@ -257,7 +256,6 @@ final class POSIXWebSocketConnection: WebSocketConnection, @unchecked Sendable {
     /// reset when it closed with our last bytes unread) or the close timeout passes (`false`).
     private func drainUntilEndOfStream() -> Bool {
         buffer.removeAll()
-        bufferStart = 0
         let deadline = ContinuousClock.now + configuration.closeTimeout
         var scratch = [UInt8](repeating: 0, count: 16 << 10)
         while true {
@@ -288,34 +286,20 @@ final class POSIXWebSocketConnection: WebSocketConnection, @unchecked Sendable {
     /// Exactly `count` bytes, or `nil` at a clean end of stream before the first of them;
     /// each wait bounded by `timeout` (the configured read timeout unless given).
     private func read(_ count: Int, timeout: Duration? = nil) throws -> [UInt8]? {
-        while buffer.count - bufferStart < count {
-            if bufferStart > 0 {
-                buffer.removeFirst(bufferStart)
-                bufferStart = 0
-            }
-            let want = max(64 << 10, count - buffer.count)
-            let oldCount = buffer.count
-            buffer.reserveCapacity(oldCount + want)
-            var received = 0
-            let timeout = timeout ?? configuration.readTimeout
-            buffer.append(contentsOf: repeatElement(0, count: want))
+        let timeout = timeout ?? configuration.readTimeout
+        while buffer.unread < count {
+            let received: Int
             do {
-                received = try buffer.withUnsafeMutableBytes { raw in
-                    try socket.receive(into: UnsafeMutableRawBufferPointer(rebasing: raw[oldCount...]), timeout: timeout, stage: "read")
-                }
+                received = try buffer.fill(toHold: count) { room in try socket.receive(into: room, timeout: timeout, stage: "read") }
             } catch {
-                buffer.removeLast(want)
                 if state.withLock({ $0.closing }) { return nil }
                 throw error
             }
-            buffer.removeLast(want - received)
             if received == 0 {
-                if buffer.count - bufferStart == 0 || state.withLock({ $0.closing }) { return nil }
+                if buffer.unread == 0 || state.withLock({ $0.closing }) { return nil }
                 throw ChatError.connectionLost(errno: 0)
             }
         }
-        let bytes = Array(buffer[bufferStart..<bufferStart + count])
-        bufferStart += count
-        return bytes
+        return buffer.take(count)
     }
 }
