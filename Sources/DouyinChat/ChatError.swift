@@ -28,11 +28,11 @@ public enum ChatError: Error, Sendable, Hashable {
     /// The server's 101 answer broke RFC 6455 §4.1 (missing upgrade, wrong `Sec-WebSocket-Accept`…).
     case handshakeInvalid(String)
     /// The server broke the protocol; the client closed with `closeCode` (1002, 1007 …).
-    case protocolViolation(String, closeCode: UInt16)
+    case protocolViolation(String, closeCode: WebSocketCloseCode)
     /// A message announced `size` bytes, more than `limit`: closed with 1009 before reading it.
     case messageTooBig(size: UInt64, limit: Int)
     /// The server closed the connection with this status code (1005 when it sent none).
-    case closed(code: UInt16, reason: String)
+    case closed(code: WebSocketCloseCode, reason: String)
     /// The connection dropped without a closing handshake; `errno` is 0 for a plain EOF.
     case connectionLost(errno: Int32)
     /// This transport cannot open WebSockets here (Debian 12's libcurl: error -1002).

@@ -84,7 +84,7 @@ enum AutobahnRun {
         let count = try await caseCount(URL(string: "\(base)/getCaseCount")!)
         var statuses: [Int32] = []
         for index in 1...max(count, 1) where count > 0 {
-            let result = try await Tool.run(["ws", "echo", "\(base)/runCase?case=\(index)&agent=douyinkit", "--timeout", "60"])
+            let result = try await Tool.run(["ws", "echo", "\(base)/runCase?case=\(index)&agent=douyinkit", "--timeout", "300"])
             statuses.append(result.status)
         }
         // Ends the run; the server answers with a close once the reports are done.

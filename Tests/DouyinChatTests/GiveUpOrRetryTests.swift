@@ -45,7 +45,7 @@ struct GiveUpOrRetryTests {
         var machine = makeMachine()
         _ = machine.start()
         _ = machine.connected(generation: 1, at: .zero)
-        let actions = machine.disconnected(generation: 1, error: .closed(code: code, reason: ""), at: .seconds(1))
+        let actions = machine.disconnected(generation: 1, error: .closed(code: WebSocketCloseCode(code), reason: ""), at: .seconds(1))
         #expect((retryTimer(actions) != nil) == retries, "close \(code)")
     }
 
@@ -106,7 +106,7 @@ struct ChatListenExitTests {
     @Test func aTimeoutWithoutACountExitsZero() async throws {
         let closed = try ClosedPort()
         let result = try await Tool.run(["chat", "listen", "ws://127.0.0.1:\(closed.port)/", "--timeout", "0.5"])
+        // Only the status: how far the retries got in 0.5 s depends on the machine's load.
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderr.contains("state=waiting"))
     }
 }

@@ -11,7 +11,7 @@ import Testing
 struct HandshakeAnswerTests {
     let server: WebSocketTestServer
     // The raw server never answers a close: drop the connection after 100 ms instead of 2 s.
-    let transport = POSIXWebSocketTransport(configuration: .init(connectTimeout: .seconds(5), handshakeTimeout: .seconds(5), closeTimeout: .milliseconds(100)))
+    let transport = POSIXWebSocketTransport(configuration: .init(connectTimeout: .seconds(30), handshakeTimeout: .seconds(30), closeTimeout: .milliseconds(100)))
 
     init() throws { server = try WebSocketTestServer.shared.get() }
 
@@ -74,7 +74,7 @@ struct HandshakeAnswerTests {
     /// permessage-deflate comes back only where the client offered it.
     @Test func deflateIsAcceptedOnlyWhenOffered() async throws {
         #expect(try await connect("deflate")?.isAttackerMessage == true)
-        let plain = POSIXWebSocketTransport(configuration: .init(handshakeTimeout: .seconds(5), closeTimeout: .milliseconds(100), compression: false))
+        let plain = POSIXWebSocketTransport(configuration: .init(handshakeTimeout: .seconds(30), closeTimeout: .milliseconds(100), compression: false))
         await #expect(throws: ChatError.handshakeInvalid("the server chose extensions the client did not offer: \"permessage-deflate\"")) {
             _ = try await plain.connect(to: server.rawURL("/raw/answer?case=deflate"), headers: [:])
         }

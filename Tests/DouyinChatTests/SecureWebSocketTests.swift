@@ -126,16 +126,16 @@ struct SecureWebSocketTests {
     @Test func chatListenOverWSSPrintsThePushedMessages() async throws {
         let ca = server.directory.appendingPathComponent("ca.pem").path
         let result = try await Tool.run(["chat", "listen", server.url("good", "/push?count=2&name=wss&prefix=s").absoluteString,
-                                         "--cacert", ca, "--count", "2", "--timeout", "20"])
+                                         "--cacert", ca, "--count", "2", "--timeout", "60"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == "s0 text message 0 [微笑]\ns1 text message 1 [微笑]\n")
     }
 
     @Test func wsEchoOverWSSExitsZeroAfterTheServersCloseAndOneOnABadCertificate() async throws {
         let ca = server.directory.appendingPathComponent("ca.pem").path
-        let good = try await Tool.run(["ws", "echo", server.url("good", "/close?code=1000").absoluteString, "--cacert", ca, "--timeout", "20"])
+        let good = try await Tool.run(["ws", "echo", server.url("good", "/close?code=1000").absoluteString, "--cacert", ca, "--timeout", "60"])
         #expect(good.status == 0, "\(good.stderr)")
-        let bad = try await Tool.run(["ws", "echo", server.url("expired", "/echo").absoluteString, "--cacert", ca, "--timeout", "20"])
+        let bad = try await Tool.run(["ws", "echo", server.url("expired", "/echo").absoluteString, "--cacert", ca, "--timeout", "60"])
         #expect(bad.status == 1)
         #expect(bad.stderr.hasPrefix("error: the TLS certificate of 127.0.0.1 did not verify: certificate has expired"), "\(bad.stderr)")
     }

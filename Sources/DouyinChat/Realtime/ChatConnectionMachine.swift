@@ -9,7 +9,7 @@ package struct ChatConnectionMachine: Sendable {
         /// Open connection `generation`.
         case connect(generation: Int)
         /// Close connection `generation` (if it is open) with this code.
-        case close(generation: Int, code: UInt16)
+        case close(generation: Int, code: WebSocketCloseCode)
         /// Tell the listener the state changed.
         case report(ChatConnection.State)
         /// Tell the listener about an error (the connection goes on or gives up per the state).
@@ -216,11 +216,11 @@ package struct ChatConnectionMachine: Sendable {
     /// client to come back later), and a close with 1008 (policy violation). Everything else —
     /// refused, reset, timeouts, 5xx, a close with 1001 (going away) or 1011 (server error), a
     /// lost pong — is the network or the server's passing state: back off and retry.
-    static func isFatal(_ error: ChatError) -> Bool {
+    package static func isFatal(_ error: ChatError) -> Bool {
         switch error {
         case .unusableURL, .invalidURL, .certificateRejected, .unsupported: true
         case .handshakeRejected(let status, _) where (400..<500).contains(status): status != 408 && status != 429
-        case .closed(1008, _): true
+        case .closed(let code, _) where code == .policyViolation: true
         default: false
         }
     }

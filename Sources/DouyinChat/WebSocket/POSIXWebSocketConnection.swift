@@ -77,13 +77,13 @@ final class POSIXWebSocketConnection: WebSocketConnection, @unchecked Sendable {
         }
     }
 
-    func close(code: UInt16, reason: String) async {
+    func close(code: WebSocketCloseCode, reason: String) async {
         let first = state.withLock { state -> Bool in
             defer { state.closing = true }
             return !state.closing && !state.finished
         }
         if first {
-            try? write(.close, WebSocketFrame.closePayload(code: code, reason: reason))
+            try? write(.close, WebSocketFrame.closePayload(code: code.code, reason: reason))
             // The reader waits for the server's close frame; past the close timeout, drop it.
             let timeout = configuration.closeTimeout
             DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(POSIXSocket.milliseconds(timeout)))) { [weak self] in
@@ -196,7 +196,7 @@ final class POSIXWebSocketConnection: WebSocketConnection, @unchecked Sendable {
                 // §7.1.1: the server closes the TCP connection first; the client waits for that.
                 _ = drainUntilEndOfStream()
                 if weStarted { return }
-                throw ChatError.closed(code: code, reason: reason)
+                throw ChatError.closed(code: WebSocketCloseCode(code), reason: reason)
             case .text, .binary, .continuation:
                 if message == nil { message = (parsed.opcode, [], parsed.compressed, 0) }
                 message!.wire += payload.count
@@ -234,7 +234,7 @@ final class POSIXWebSocketConnection: WebSocketConnection, @unchecked Sendable {
 
     private func violation(_ error: WebSocketFrame.FrameError) -> ChatError {
         failConnection(code: error.closeCode, reason: error.reason)
-        return .protocolViolation(error.reason, closeCode: error.closeCode)
+        return .protocolViolation(error.reason, closeCode: WebSocketCloseCode(error.closeCode))
     }
 
     /// §7.1.7 "fail the WebSocket connection": send a close with `code`, then discard what

@@ -49,7 +49,7 @@ public struct URLSessionWebSocketTransport: WebSocketTransport {
         }
         if task.closeCode.rawValue != 0 {
             let reason = task.closeReason.map { String(decoding: $0, as: UTF8.self) } ?? ""
-            return ChatError.closed(code: UInt16(clamping: task.closeCode.rawValue), reason: reason)
+            return ChatError.closed(code: WebSocketCloseCode(UInt16(clamping: task.closeCode.rawValue)), reason: reason)
         }
         return ChatError.connectionLost(errno: Int32(clamping: nsError.code))
     }
@@ -112,13 +112,13 @@ final class URLSessionWebSocketConnection: WebSocketConnection, @unchecked Senda
         }
     }
 
-    func close(code: UInt16, reason: String) async {
+    func close(code: WebSocketCloseCode, reason: String) async {
         let first = closed.withLock { closed -> Bool in
             defer { closed = true }
             return !closed
         }
         guard first else { return }
-        task.cancel(with: URLSessionWebSocketTask.CloseCode(rawValue: Int(code)) ?? .normalClosure, reason: Data(reason.utf8))
+        task.cancel(with: URLSessionWebSocketTask.CloseCode(rawValue: Int(code.code)) ?? .normalClosure, reason: Data(reason.utf8))
         continuation.finish()
         URLSessions.tearDown(session)
     }

@@ -29,7 +29,7 @@ public protocol WebSocketConnection: AnyObject, Sendable {
     func ping() async throws
     /// Starts the closing handshake with `code` (1000 normal) and releases the connection;
     /// idempotent.
-    func close(code: UInt16, reason: String) async
+    func close(code: WebSocketCloseCode, reason: String) async
 }
 
 extension WebSocketConnection {
