@@ -23,7 +23,9 @@ final class POSIXWebSocketConnection: WebSocketConnection, @unchecked Sendable {
     private let socket: any ByteStream
     private let configuration: POSIXWebSocketTransport.Configuration
     private let state = LockedBox(State())
-    private let writeLock = LockedBox(())
+    /// Serialises writes; holds the count of frames written. Not a `LockedBox<Void>`: Thread
+    /// Sanitizer reported the zero-sized value's inout access in two threads' writes as a race.
+    private let writeLock = LockedBox(UInt64(0))
     private let compression: MessageCompression
     /// Bytes read but not yet parsed; touched only by the reader thread.
     private var buffer: ReceiveBuffer
@@ -116,11 +118,12 @@ final class POSIXWebSocketConnection: WebSocketConnection, @unchecked Sendable {
         var generator = SystemRandomNumberGenerator()
         let key = UInt32.random(in: .min ... .max, using: &generator)
         let mask = (UInt8(key >> 24), UInt8(key >> 16 & 0xFF), UInt8(key >> 8 & 0xFF), UInt8(key & 0xFF))
-        try writeLock.withLock { _ in
+        try writeLock.withLock { framesWritten in
             if state.withLock({ $0.descriptorClosed }) { throw ChatError.connectionLost(errno: EBADF) }
             let (body, compressed) = message ? compression.outgoing(payload) : (payload: payload, compressed: false)
             let frame = WebSocketFrame.encode(opcode, payload: body, compressed: compressed, mask: mask)
             do { try socket.sendAll(frame) } catch { throw ChatError.from(error) }
+            framesWritten += 1
         }
     }
 
