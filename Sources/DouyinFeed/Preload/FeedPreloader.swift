@@ -43,7 +43,8 @@ public final class FeedPreloader: Sendable {
         var monitor: Task<Void, Never>?
         var playingURL: URL?
         var readPosition: Int64 = 0
-        var idleWaiters: [CheckedContinuation<Void, Never>] = []
+        /// Callers of ``FeedPreloader/idle()``, woken when the last job ends.
+        var idleWaiters = IdleWaiters()
         var events: [Event] = []
         var closed = false
     }
@@ -111,16 +112,11 @@ public final class FeedPreloader: Sendable {
     }
 
     /// Returns once no job runs and none can start now (the window is done, admission holds
-    /// the rest back, or the preloader was cancelled and its jobs have ended).
+    /// the rest back, or the preloader was cancelled and its jobs have ended); at once when
+    /// idle. A caller whose task is cancelled stops waiting at once, without an error, and
+    /// leaves the jobs and the other callers as they were.
     public func idle() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state -> Bool in
-                if state.handles.isEmpty { return true }
-                state.idleWaiters.append(continuation)
-                return false
-            }
-            if ready { continuation.resume() }
-        }
+        await state.withLock { $0.handles.isEmpty ? nil : $0.idleWaiters.subscribe() }?.waitForIdle()
     }
 
     /// The counts so far (bytes read by items still in the window counted as played).
@@ -141,9 +137,12 @@ public final class FeedPreloader: Sendable {
         }
     }
 
-    /// The jobs running now, for tests and logs.
+    /// The jobs running now (started and not yet ended, a cancelled one until it has ended),
+    /// for tests and logs; empty once ``cancel()``'s jobs have ended.
     public var runningJobs: Set<PreloadPlanner.Job> {
-        state.withLock { $0.scheduler.running }
+        // The tasks, not the scheduler's books: after cancel() the books still admit the jobs
+        // the cancel ended (their outcome frees their slot), and nothing starts them.
+        state.withLock { Set($0.handles.keys) }
     }
 
     // MARK: Performing
@@ -152,7 +151,7 @@ public final class FeedPreloader: Sendable {
     /// not run synchronously, so a start's handle is registered before any cancel can look for
     /// it) and stops the cancelled ones after unlocking.
     func perform(_ step: (inout State) -> [PreloadScheduler.Action]) {
-        let (stops, waiters) = state.withLock { state -> ([Handle], [CheckedContinuation<Void, Never>]) in
+        let (stops, idle) = state.withLock { state -> ([Handle], SingleFlight<Void>?) in
             var stops: [Handle] = []
             for action in step(&state) {
                 switch action {
@@ -168,12 +167,10 @@ public final class FeedPreloader: Sendable {
                     if let handle = state.handles[job] { stops.append(handle) }
                 }
             }
-            guard state.handles.isEmpty else { return (stops, []) }
-            defer { state.idleWaiters = [] }
-            return (stops, state.idleWaiters)
+            return (stops, state.handles.isEmpty ? state.idleWaiters.release() : nil)
         }
         for handle in stops { Self.stop(handle) }
-        for waiter in waiters { waiter.resume() }
+        idle?.finish(.success(()))
     }
 
     static func stop(_ handle: Handle) {
