@@ -51,7 +51,8 @@ let package = Package(
         // only DouyinSupport's `CRC32C` calls it. Plain C, no system library.
         .target(name: "CDouyinCRC32C"),
         .target(name: "DouyinModels", swiftSettings: swiftSettings),
-        .target(name: "DouyinGift", dependencies: ["DouyinSupport"], swiftSettings: swiftSettings),
+        // DouyinModels for `Rect`, the one rectangle the gift panel and the feed's layouts share.
+        .target(name: "DouyinGift", dependencies: ["DouyinModels", "DouyinSupport"], swiftSettings: swiftSettings),
         .target(name: "DouyinCache", dependencies: ["DouyinSupport"], swiftSettings: swiftSettings),
         // libwebp from the system (Debian libwebp-dev, Homebrew webp): DouyinWebP's on Linux, and
         // the baseline the bench and the WebP tests compare with on every host.

@@ -1,5 +1,6 @@
 import DouyinBackendLauncher
 import DouyinKit
+import DouyinSupport
 import Foundation
 
 /// `douyinkit demo`: the package's main jobs end to end on Fixtures/, nothing to set up.
@@ -56,7 +57,7 @@ enum Demo {
     }
 
     static func decimalMilliseconds(_ duration: Duration) -> String {
-        String(format: "%.2f", Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1000)
+        String(format: "%.2f", duration.inSeconds * 1000)
     }
 
     /// Fetches every Fixtures cover through a fresh cache from a `file://` origin, twice.
@@ -119,7 +120,7 @@ enum Demo {
     }
 
     static func milliseconds(_ duration: Duration) -> Int64 {
-        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        duration.wholeMilliseconds
     }
 
     static func showGifts(_ fixtures: URL) throws {
