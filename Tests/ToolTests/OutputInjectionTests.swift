@@ -27,8 +27,9 @@ struct OutputInjectionTests {
         // Given a server pushing two GroupChats with CR/LF, ESC, BEL, C1, DEL, NUL and U+2028 in
         // their id, msg_type and msg_content, then closing with 1008 and such a reason,
         let result = try await Tool.run(["chat", "listen", server.url("/hostile").absoluteString, "--timeout", "20"])
-        // then each message is one line, every field escaped,
-        #expect(result.status == 0, "\(result.stderr)")
+        // then each message is one line, every field escaped (and the 1008 close gives up:
+        // exit 1, DESIGN.md's chat listen contract),
+        #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stdout == #"""
         h1\r\nforged 0 text fake text\u{1B}[2J a\u{7}b\u{1B}]0;title\u{7}\r\nv0 text forged line
         h2\u{9B}31m image\u{2028}x back\\slash\ttab\u{7F}\u{0}end
