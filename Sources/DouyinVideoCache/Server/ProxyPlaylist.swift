@@ -98,7 +98,12 @@ extension ProxyConnection {
             return head.keepAlive
         }
         let text = String(decoding: original, as: UTF8.self)
-        if ProxyPlaylist.isLive(text) { server.cache.remove(for: url) }
+        if ProxyPlaylist.isLive(text) {
+            // Closed first: an entry still in use only drops its bytes and keeps the length,
+            // so the next request read the new version cut to the old length.
+            reader.close()
+            server.cache.remove(for: url)
+        }
         let body = Data(ProxyPlaylist.rewrite(text, base: url) { server.url(for: $0)?.absoluteString ?? $0.absoluteString }.utf8)
         var fields: [(String, String)] = [("Content-Type", info.mimeType ?? "application/vnd.apple.mpegurl")]
         var part = 0..<Int64(body.count)
