@@ -27,8 +27,14 @@ public enum Tool {
     /// few threads every async test shares (two on a two-core machine), and two demo runs at
     /// once stalled unrelated tests for 30 s (their requests never left the process).
     public static func run(_ arguments: [String], in directory: URL = Fixtures.packageRoot) async throws -> Result {
+        try await runProcess(productsDirectory.appendingPathComponent("douyinkit"), arguments, in: directory)
+    }
+
+    /// Runs any `executable` with `arguments` in `directory` the same way (no thread blocked,
+    /// output through files): the one process runner of the test support.
+    public static func runProcess(_ executable: URL, _ arguments: [String], in directory: URL = Fixtures.packageRoot) async throws -> Result {
         let process = Process()
-        process.executableURL = productsDirectory.appendingPathComponent("douyinkit")
+        process.executableURL = executable
         process.arguments = arguments
         process.currentDirectoryURL = directory
         // Files, not pipes: a child that fills a pipe nobody reads yet would block forever.
