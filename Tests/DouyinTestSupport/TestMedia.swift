@@ -98,7 +98,7 @@ public enum TestMedia {
     /// test shares the few threads async tests run on); output goes to files, never a pipe a
     /// child could fill.
     public static func run(_ executable: String, _ arguments: [String]) async throws -> RunResult {
-        let result = try await Tool.runProcess(URL(fileURLWithPath: executable), arguments)
+        let result = try await Tool.run(arguments, executable: URL(fileURLWithPath: executable))
         return RunResult(status: result.status, stdout: result.stdout, output: result.output, stderr: result.stderr)
     }
 }
