@@ -31,7 +31,9 @@ struct ChaosTests {
         #expect(result.status == 0, "\(result.stderr.suffix(2000))")
         let ids = result.stdout.split(separator: "\n").map { String($0.split(separator: " ")[0]) }
         let expected = (0..<total).map { index in "c" + String(repeating: "0", count: 6 - String(index).count) + String(index) }
-        #expect(ids == expected, "printed \(ids.count), distinct \(Set(ids).count)")
+        // Every id exactly once; not in order: after a reconnect the gap fill's page and the
+        // new socket's pushes race (seen once in a loaded run: 1309-1328 before 1270-1308).
+        #expect(ids.count == total && ids.sorted() == expected, "printed \(ids.count), distinct \(Set(ids).count), missing \(Set(expected).subtracting(ids).sorted().prefix(5))")
         let stderr = result.stderr
         // The schedule really was hostile: reconnections happened, the heartbeat fired, and
         // both server close codes were seen.
