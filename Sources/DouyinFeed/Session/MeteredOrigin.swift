@@ -2,7 +2,7 @@ import DouyinSupport
 import DouyinVideoCache
 import Foundation
 
-/// A ``VideoOrigin`` in front of another that tells a ``BandwidthMeter`` about every transfer
+/// A `DouyinVideoCache.VideoOrigin` in front of another that tells a ``BandwidthMeter`` about every transfer
 /// and counts what arrives: body bytes (cancelled responses included), and per URL which byte
 /// ranges arrived, so a session can say how much was fetched twice and how much never played.
 public final class MeteredOrigin: VideoOrigin {
