@@ -58,9 +58,9 @@ import Testing
             Self.item(2, start: Self.moovAtEnd, held: [0..<150_040]),
             Self.item(3),
         ]
-        // The nearest item's start bytes come with its buffer target: 0.5 s (75,000 bytes) at 8 Mbit/s.
+        // After its start bytes, the nearest item gets its buffer target: 0.5 s (75,000 bytes) at 8 Mbit/s.
         let lead = AdaptivePlan.preloadFetch(window: window, depth: .seconds(1), estimate: 8_000_000, playingBitRate: 2_400_000)
-        #expect(lead == AdaptivePlan.Fetch(index: 1, url: window[0].gear.url, range: 160_000..<235_000, purpose: .start))
+        #expect(lead == AdaptivePlan.Fetch(index: 1, url: window[0].gear.url, range: 160_000..<235_000, purpose: .lead))
         window[0].held.insert(160_000..<235_000)
         let first = AdaptivePlan.preloadFetch(window: window, depth: .seconds(1), estimate: 8_000_000, playingBitRate: 2_400_000)
         #expect(first == AdaptivePlan.Fetch(index: 2, url: window[1].gear.url, range: 1_490_000..<1_500_000, purpose: .start))

@@ -51,7 +51,7 @@ import Testing
     @Test func onlyTheNearestItemGetsALead() {
         var window = [Self.item(1, start: Self.start, held: [0..<310_000]), Self.item(2, start: Self.start)]
         let lead = AdaptivePlan.preloadFetch(window: window, depth: .zero, estimate: 8_000_000, playingBitRate: 2_400_000)
-        #expect(lead == AdaptivePlan.Fetch(index: 1, url: window[0].gear.url, range: 310_000..<460_000, purpose: .start))
+        #expect(lead == AdaptivePlan.Fetch(index: 1, url: window[0].gear.url, range: 310_000..<460_000, purpose: .lead))
         window[0].held.insert(310_000..<460_000)
         let next = AdaptivePlan.preloadFetch(window: window, depth: .zero, estimate: 8_000_000, playingBitRate: 2_400_000)
         #expect(next == AdaptivePlan.Fetch(index: 2, url: window[1].gear.url, range: 0..<310_000, purpose: .start))
@@ -68,5 +68,40 @@ import Testing
         var full = window
         full[1].held.insert(310_000..<460_000)
         #expect(AdaptivePlan.preloadFetch(window: full, depth: .seconds(2), estimate: 16_000_000, playingBitRate: 2_400_000) == nil)
+    }
+
+    /// A preload waits until the playing item holds its buffer target plus what the preload
+    /// costs it (the first byte's wait and the bytes at the estimate), and the playing top-up
+    /// reaches that first: the preload then ends before the next refill, and the two do not
+    /// share the link.
+    @Test func aPreloadWaitsUntilThePlayingItemCoversIt() {
+        // 300,000 bytes at 8 Mbit/s: 0.3 s, + 0.1 s to the first byte.
+        let reserve = AdaptivePlan.preloadReserve(bytes: 300_000, estimate: 8_000_000)
+        #expect(reserve > .milliseconds(399) && reserve <= .milliseconds(400), "\(reserve)")
+        // Read position 400,000, 0.6 s (180,000 bytes) held ahead: enough for the 0.5 s target
+        // alone, not with the reserve (0.9 s, 270,000 bytes), which the top-up reaches.
+        let playing = Self.item(0, start: Self.start, held: [0..<580_000])
+        #expect(AdaptivePlan.admitsPreload(playing, readPosition: 400_000, estimate: 8_000_000))
+        #expect(!AdaptivePlan.admitsPreload(playing, readPosition: 400_000, estimate: 8_000_000, reserve: reserve))
+        let fetch = AdaptivePlan.playingFetch(playing, readPosition: 400_000, estimate: 8_000_000, reserve: reserve)
+        #expect(fetch?.range == 580_000..<670_000)
+        let covered = Self.item(0, start: Self.start, held: [0..<670_000])
+        #expect(AdaptivePlan.admitsPreload(covered, readPosition: 400_000, estimate: 8_000_000, reserve: reserve))
+    }
+
+    /// The nearest item's start bytes need no reserve (readiness first); its lead, the further
+    /// items' start bytes and depth do.
+    @Test func onlyTheNearestStartBytesSkipTheReserve() {
+        let url = URL(string: "http://o.test/1.mp4")!
+        let start = AdaptivePlan.Fetch(index: 1, url: url, range: 0..<300_000, purpose: .start)
+        let probe = AdaptivePlan.Fetch(index: 1, url: url, range: 0..<300_000, purpose: .probe)
+        #expect(AdaptivePlan.reserve(for: start, nearest: 1, estimate: 8_000_000) == .zero)
+        #expect(AdaptivePlan.reserve(for: probe, nearest: 1, estimate: 8_000_000) == .zero)
+        let full = AdaptivePlan.preloadReserve(bytes: 300_000, estimate: 8_000_000)
+        #expect(AdaptivePlan.reserve(for: start, nearest: 0, estimate: 8_000_000) == full, "not the nearest")
+        for purpose in [AdaptivePlan.Purpose.lead, .depth] {
+            let fetch = AdaptivePlan.Fetch(index: 1, url: url, range: 0..<300_000, purpose: purpose)
+            #expect(AdaptivePlan.reserve(for: fetch, nearest: 1, estimate: 8_000_000) == full)
+        }
     }
 }

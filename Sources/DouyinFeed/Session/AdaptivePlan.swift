@@ -14,11 +14,14 @@ import Foundation
 ///    holds little.
 /// 2. Nothing else while the playing item holds less than its target ahead (and is not held
 ///    to its end).
-/// 3. Then the start bytes of each item in the window, nearest first; the nearest with its
-///    buffer target of media beyond them (the read position starts at the end of the start
-///    bytes, so without it the first top-up's round trip would stall the start). Further items
-///    get their start bytes only: they get the rest once they are the nearest. An item whose
-///    layout is not known yet gets a probe of its first bytes.
+/// 3. Then the start bytes of each item in the window, nearest first; the nearest's buffer
+///    target of media beyond them right after its own (the read position starts at the end of
+///    the start bytes, so without it the first top-up's round trip would stall the start).
+///    Further items get their start bytes only: they get the rest once they are the nearest.
+///    An item whose layout is not known yet gets a probe of its first bytes.
+///    Each preload but the nearest item's start bytes waits until the playing item holds its
+///    ``preloadReserve(bytes:estimate:configuration:)`` on top of its target, so it ends before
+///    the next refill and the playing item keeps the link to itself.
 /// 4. Then, only while bandwidth is spare (the estimate times ``Configuration/spareFraction``
 ///    above the playing gear's bitrate), the profile's depth of each window item, nearest
 ///    first, capped at the item's buffer target: a preload never holds more ahead than the
@@ -60,6 +63,8 @@ public enum AdaptivePlan {
         case probe
         /// A window item's start bytes.
         case start
+        /// The nearest window item's buffer beyond its start bytes.
+        case lead
         /// A window item's media beyond its start bytes.
         case depth
     }
@@ -142,11 +147,12 @@ public enum AdaptivePlan {
     /// The playing item's next fetch: its start bytes until held, then its buffer (its
     /// ``bufferTarget(for:estimate:configuration:)`` on a link of `estimate` bits per second);
     /// `nil` when it needs nothing now. `readPosition` is `nil` until playback started.
-    public static func playingFetch(_ item: Item, readPosition: Int64?, estimate: Int64, configuration: Configuration = Configuration()) -> Fetch? {
+    public static func playingFetch(_ item: Item, readPosition: Int64?, estimate: Int64, reserve: Duration = .zero,
+                                    configuration: Configuration = Configuration()) -> Fetch? {
         guard let readPosition, let length = item.length else {
             return item.missingStart(configuration).map { Fetch(index: item.index, url: item.gear.url, range: $0.0, purpose: .playingStart) }
         }
-        let ahead = item.gear.bytes(for: bufferTarget(for: item.gear, estimate: estimate, configuration: configuration))
+        let ahead = item.gear.bytes(for: bufferTarget(for: item.gear, estimate: estimate, configuration: configuration) + reserve)
         let heldEnd = item.held.heldRunEnd(from: readPosition) ?? readPosition
         guard heldEnd < length, heldEnd - readPosition < ahead else { return nil }
         let target = min(length, max(readPosition + ahead, heldEnd + item.gear.bytes(for: configuration.refill)))
@@ -155,11 +161,28 @@ public enum AdaptivePlan {
 
     /// Whether preloads may run: the playing item has started and holds its buffer target
     /// (on a link of `estimate` bits per second) ahead of `readPosition`, or is held to its end.
-    public static func admitsPreload(_ playing: Item, readPosition: Int64?, estimate: Int64, configuration: Configuration = Configuration()) -> Bool {
+    public static func admitsPreload(_ playing: Item, readPosition: Int64?, estimate: Int64, reserve: Duration = .zero,
+                                     configuration: Configuration = Configuration()) -> Bool {
         guard let readPosition, let length = playing.length else { return false }
         let heldEnd = playing.held.heldRunEnd(from: readPosition) ?? readPosition
-        let ahead = playing.gear.bytes(for: bufferTarget(for: playing.gear, estimate: estimate, configuration: configuration))
+        let ahead = playing.gear.bytes(for: bufferTarget(for: playing.gear, estimate: estimate, configuration: configuration) + reserve)
         return heldEnd >= length || heldEnd - readPosition >= ahead
+    }
+
+    /// What a preload of `bytes` costs the playing item in media time: the wait for its first
+    /// byte plus its bytes at the whole estimate (`estimate` bits per second). Held ahead on
+    /// top of the buffer target before it starts, it lets the preload end before the playing
+    /// item needs its next refill, so the two do not share the link.
+    public static func preloadReserve(bytes: Int64, estimate: Int64, configuration: Configuration = Configuration()) -> Duration {
+        configuration.latency + .clampedSeconds(Double(max(0, bytes)) * 8 / Double(max(1, estimate)))
+    }
+
+    /// The reserve `fetch` needs before it may start (``preloadReserve(bytes:estimate:configuration:)``),
+    /// except for the start bytes (or probe) of `nearest`, the window's nearest item: readiness
+    /// first, so those start at the bare buffer target and may share the link with a refill.
+    public static func reserve(for fetch: Fetch, nearest: Int?, estimate: Int64, configuration: Configuration = Configuration()) -> Duration {
+        if fetch.index == nearest, fetch.purpose == .start || fetch.purpose == .probe { return .zero }
+        return preloadReserve(bytes: Int64(fetch.range.count), estimate: estimate, configuration: configuration)
     }
 
     /// The next preload among `window` (nearest first, the playing item not in it), or `nil`:
@@ -169,9 +192,18 @@ public enum AdaptivePlan {
     /// bits per second.
     public static func preloadFetch(window: [Item], depth: Duration, estimate: Int64, playingBitRate: Int,
                                     configuration: Configuration = Configuration()) -> Fetch? {
-        for (rank, item) in window.enumerated() {
-            let lead = rank == 0 ? bufferTarget(for: item.gear, estimate: estimate, configuration: configuration) : .zero
-            if let (range, isProbe) = item.missingStart(configuration, lead: lead) {
+        // The nearest item's start bytes, then its buffer beyond them, then the others' start bytes.
+        if let nearest = window.first {
+            if let (range, isProbe) = nearest.missingStart(configuration) {
+                return Fetch(index: nearest.index, url: nearest.gear.url, range: range, purpose: isProbe ? .probe : .start)
+            }
+            let lead = bufferTarget(for: nearest.gear, estimate: estimate, configuration: configuration)
+            if let (range, _) = nearest.missingStart(configuration, lead: lead) {
+                return Fetch(index: nearest.index, url: nearest.gear.url, range: range, purpose: .lead)
+            }
+        }
+        for item in window.dropFirst() {
+            if let (range, isProbe) = item.missingStart(configuration) {
                 return Fetch(index: item.index, url: item.gear.url, range: range, purpose: isProbe ? .probe : .start)
             }
         }

@@ -95,15 +95,19 @@ extension FeedSession {
         let (current, generation, readPosition, known, profile, playingBusy, preloadBusy) = snapshot
         guard let playing = planItem(current, known) else { return }
         var next: (AdaptivePlan.Fetch, isPlaying: Bool)?
-        if !playingBusy, let fetch = AdaptivePlan.playingFetch(playing, readPosition: readPosition, estimate: estimate, configuration: configuration.plan) {
+        // The preload that would come next, and what it costs the playing item: held ahead first.
+        let candidates = window(after: current, profile: profile).compactMap { planItem($0, known) }
+        let pending = preloadBusy ? nil : AdaptivePlan.preloadFetch(window: candidates, depth: profile.depth, estimate: estimate,
+                                                                    playingBitRate: playing.gear.bitRate, configuration: configuration.plan)
+        let reserve = pending.map {
+            AdaptivePlan.reserve(for: $0, nearest: candidates.first?.index, estimate: estimate, configuration: configuration.plan)
+        } ?? .zero
+        if !playingBusy, let fetch = AdaptivePlan.playingFetch(playing, readPosition: readPosition, estimate: estimate, reserve: reserve,
+                                                               configuration: configuration.plan) {
             next = (fetch, true)
-        } else if !playingBusy, !preloadBusy,
-                  AdaptivePlan.admitsPreload(playing, readPosition: readPosition, estimate: estimate, configuration: configuration.plan) {
-            let window = window(after: current, profile: profile).compactMap { planItem($0, known) }
-            if let fetch = AdaptivePlan.preloadFetch(window: window, depth: profile.depth, estimate: estimate,
-                                                     playingBitRate: playing.gear.bitRate, configuration: configuration.plan) {
-                next = (fetch, false)
-            }
+        } else if !playingBusy, let pending,
+                  AdaptivePlan.admitsPreload(playing, readPosition: readPosition, estimate: estimate, reserve: reserve, configuration: configuration.plan) {
+            next = (pending, false)
         }
         guard let next else { return }
         let (fetch, isPlaying) = next
