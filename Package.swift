@@ -51,7 +51,8 @@ let package = Package(
         // only DouyinSupport's `CRC32C` calls it. Plain C, no system library.
         .target(name: "CDouyinCRC32C"),
         .target(name: "DouyinModels", swiftSettings: swiftSettings),
-        .target(name: "DouyinGift", dependencies: ["DouyinSupport"], swiftSettings: swiftSettings),
+        // DouyinModels for `Rect`, the one rectangle the gift panel and the feed's layouts share.
+        .target(name: "DouyinGift", dependencies: ["DouyinModels", "DouyinSupport"], swiftSettings: swiftSettings),
         .target(name: "DouyinCache", dependencies: ["DouyinSupport"], swiftSettings: swiftSettings),
         // libwebp from the system (Debian libwebp-dev, Homebrew webp): DouyinWebP's on Linux, and
         // the baseline the bench and the WebP tests compare with on every host.
@@ -76,10 +77,13 @@ let package = Package(
             dependencies: ["DouyinModels", "DouyinGift", "DouyinCache", "DouyinWebP", "DouyinVideoCache", "DouyinFeed", "DouyinAPI", "DouyinChat"],
             swiftSettings: swiftSettings
         ),
-        // Starts the demo backend (scripts/servers/demo_backend.py) on a loopback port for the
-        // tool's demo, the bench and the tests. Not a library product and not test code: the
-        // shipped tool links it.
-        .target(name: "DouyinBackendLauncher", dependencies: ["DouyinSupport"], swiftSettings: swiftSettings),
+        // Starts the demo backend (Backend/demo_backend.py) on a loopback port for the tool's
+        // demo, the bench and the tests. Not a library product and not test code: the shipped
+        // tool links it. Its resources are the backend and the package's Fixtures (the top-level
+        // `Fixtures` and scripts/servers' backend files are symlinks to them), so the tool runs
+        // from any directory; SwiftPM copies real files, never the symlinks.
+        .target(name: "DouyinBackendLauncher", dependencies: ["DouyinSupport"],
+                resources: [.copy("Fixtures"), .copy("Backend")], swiftSettings: swiftSettings),
         // DouyinSupport: `--out` writes through its FileIO (one write-all loop in the package).
         .executableTarget(name: "douyinkit", dependencies: ["DouyinKit", "DouyinSupport", "DouyinBackendLauncher"], swiftSettings: swiftSettings),
         // CWebP directly: the WebP baseline is libwebp's own WebPAnimDecoder; DouyinTestSupport

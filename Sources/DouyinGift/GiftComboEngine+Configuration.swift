@@ -1,3 +1,5 @@
+import DouyinSupport
+
 extension GiftComboEngine {
     /// Everything that shapes the engine's behaviour, with the original app's defaults.
     ///
@@ -43,8 +45,8 @@ extension GiftComboEngine {
             }
             guard comboWindow >= .zero, comboWindow <= GiftComboEngine.maximumTime else {
                 throw .configurationOutOfRange(
-                    field: "comboWindow", value: GiftEvent.milliseconds(comboWindow) + " ms",
-                    allowed: "0...\(GiftEvent.milliseconds(GiftComboEngine.maximumTime)) ms"
+                    field: "comboWindow", value: comboWindow.exactMillisecondsText + " ms",
+                    allowed: "0...\(GiftComboEngine.maximumTime.exactMillisecondsText) ms"
                 )
             }
             guard (1...GiftSend.maximumCount).contains(maxCombo) else {

@@ -1,3 +1,5 @@
+import DouyinSupport
+
 /// What the gift engine refused, and why: a value it cannot represent, or a script line it
 /// cannot read. The engine's state is unchanged when it throws.
 public enum GiftError: Error, Hashable, Sendable {
@@ -26,7 +28,7 @@ extension GiftError: CustomStringConvertible {
         case .valueOutOfRange(let value, let key):
             return "value \(value) of \(key) is beyond ±\(GiftSend.maximumCount)"
         case .timeOutOfRange(let time):
-            return "time \(GiftEvent.milliseconds(time)) ms is after the latest the engine takes, \(GiftEvent.milliseconds(GiftComboEngine.maximumTime)) ms"
+            return "time \(time.exactMillisecondsText) ms is after the latest the engine takes, \(GiftComboEngine.maximumTime.exactMillisecondsText) ms"
         case .configurationOutOfRange(let field, let value, let allowed):
             return "\(field) \(value) is outside \(allowed)"
         case .invalidScriptLine(let line, let reason):

@@ -1,12 +1,15 @@
+import DouyinModels
+
 /// The gift panel's paged grid: gifts in horizontal pages of `rows` × `columns` cells, read row
 /// by row within each page, as a collection view's custom layout asks for it.
 ///
 /// A horizontal flow layout fills columns first (gift 1 lands under gift 0); the panel reads
 /// row by row, so each gift's page, row and column are computed here. The page count is the
 /// ceiling of count / cells per page (the seed's `count / 8 + 1` showed an empty last page when
-/// the count was a multiple of 8). Every mapping goes both ways: index ↔ ``Position`` ↔
-/// ``Frame``. Lengths are points (any unit, as long as it is one unit throughout); the panel's
-/// origin is the first page's top-left corner, x to the right, y downwards.
+/// the count was a multiple of 8). Every mapping goes both ways: index ↔ ``Position`` ↔ frame
+/// (a `Rect`, the package's one rectangle, from DouyinModels). Lengths are points (any unit, as
+/// long as it is one unit throughout); the panel's origin is the first page's top-left corner,
+/// x to the right, y downwards.
 public struct GiftPanelLayout: Sendable, Hashable {
     /// A cell's place: its page (from 0, left to right), row (from 0, top to bottom) and
     /// column (from 0, left to right) within the page.
@@ -23,26 +26,6 @@ public struct GiftPanelLayout: Sendable, Hashable {
             self.page = page
             self.row = row
             self.column = column
-        }
-    }
-
-    /// A rectangle in the panel's content, in points: `x`, `y` its top-left corner.
-    public struct Frame: Sendable, Hashable {
-        /// The left edge.
-        public var x: Double
-        /// The top edge.
-        public var y: Double
-        /// The width, ≥ 0.
-        public var width: Double
-        /// The height, ≥ 0.
-        public var height: Double
-
-        /// A rectangle with its top-left corner at (`x`, `y`).
-        public init(x: Double, y: Double, width: Double, height: Double) {
-            self.x = x
-            self.y = y
-            self.width = width
-            self.height = height
         }
     }
 
@@ -102,9 +85,9 @@ public struct GiftPanelLayout: Sendable, Hashable {
     }
 
     /// The frame of gift `index` (≥ 0) in the content.
-    public func frame(of index: Int) -> Frame {
+    public func frame(of index: Int) -> Rect {
         let position = position(of: index)
-        return Frame(
+        return Rect(
             x: Double(position.page) * pageWidth + Double(position.column) * cellWidth,
             y: Double(position.row) * cellHeight,
             width: cellWidth,

@@ -1,3 +1,5 @@
+import DouyinSupport
+
 /// One sender sending one kind of gift: the identity of a display unit, written `user:gift`.
 public struct GiftKey: Hashable, Sendable, CustomStringConvertible {
     /// The sender's id.
@@ -125,30 +127,11 @@ extension GiftEvent: CustomStringConvertible {
     /// key=K total=N`, `<ms> dropped key=K count=N`, and likewise for `combo` and `firstDisplay`.
     /// The time is exact whatever its size (whole milliseconds, else a decimal fraction of one).
     public var description: String {
-        let ms = Self.milliseconds(time)
+        let ms = time.exactMillisecondsText
         switch kind {
         case .hide: return "\(ms) hide track=\(track) key=\(key) total=\(count)"
         case .dropped: return "\(ms) dropped key=\(key) count=\(count)"
         default: return "\(ms) \(kind.rawValue) track=\(track) key=\(key) count=\(count)"
         }
-    }
-
-    /// A time in milliseconds, in integer arithmetic only: a `Double` rounds above 2⁵³ ms
-    /// and traps converting back above 2⁶³.
-    static func milliseconds(_ time: Duration) -> String {
-        let (seconds, attoseconds) = time.components  // Both carry the duration's sign.
-        let perMillisecond: UInt64 = 1_000_000_000_000_000
-        // ms = seconds × 1000 + attoseconds / 10¹⁵, split at 10⁹ ms so nothing overflows.
-        let (high, low) = seconds.magnitude.quotientAndRemainder(dividingBy: 1_000_000)
-        let lowMilliseconds = low * 1000 + attoseconds.magnitude / perMillisecond
-        let lowText = String(lowMilliseconds)
-        var text = high == 0 ? lowText : String(high) + String(repeating: "0", count: 9 - lowText.count) + lowText
-        if time < .zero { text = "-" + text }
-        let fraction = attoseconds.magnitude % perMillisecond
-        guard fraction != 0 else { return text }
-        var digits = String(fraction)
-        digits = String(repeating: "0", count: 15 - digits.count) + digits
-        while digits.hasSuffix("0") { digits.removeLast() }
-        return text + "." + digits
     }
 }

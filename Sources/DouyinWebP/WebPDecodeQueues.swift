@@ -262,8 +262,10 @@ public final class WebPDecodeRequest: Sendable {
             frames = AsyncThrowingStream { nil }
             return
         }
-        let lease = StreamLease(id: id, queues: queues)
-        frames = AsyncThrowingStream { try await lease.queues.nextFrame(of: lease.id) }
+        // Held only by the stream: when the stream lets go of it (its reading task was
+        // cancelled, or the stream was released), the request is cancelled so its frames stop.
+        let lease = Lease(id) { [queues] id in queues.cancel(id) }
+        frames = AsyncThrowingStream { [queues] in try await queues.nextFrame(of: lease.resource) }
     }
 
     /// Stops decoding: pending operations are cancelled, a running one's frame is dropped,
@@ -274,20 +276,4 @@ public final class WebPDecodeRequest: Sendable {
 
     /// Whether every frame was decoded, decoding failed, or the request was cancelled.
     public var hasEnded: Bool { queues.hasEnded(id) }
-}
-
-/// Held only by a request's stream: when the stream lets go of it (its reading task was
-/// cancelled, or the stream was released), the request is cancelled so its frames stop.
-private final class StreamLease: Sendable {
-    let id: Int
-    let queues: WebPDecodeQueues
-
-    init(id: Int, queues: WebPDecodeQueues) {
-        self.id = id
-        self.queues = queues
-    }
-
-    deinit {
-        queues.cancel(id)
-    }
 }

@@ -231,5 +231,5 @@ enum ResidentMemory {
 
 /// A duration in seconds.
 func seconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+    duration.inSeconds
 }

@@ -4,8 +4,8 @@ import DouyinVideoCache
 import Foundation
 import Testing
 
-/// Issue 22 §2: the preloader listens to the video cache instead of polling it. Its clock is
-/// a manual one that is never advanced, so a poll would never run: only a store can open the gate.
+/// Issue 22 §2: the preloader listens to the video cache instead of polling it. It has no
+/// clock at all, so nothing but a store can open the gate.
 @Suite("FeedPreloader listens to the video cache", .timeLimit(.minutes(1)))
 struct FeedPreloaderChangeTests {
     @Test func theGateOpensOnAStoreWithNoTimer() async throws {
@@ -13,14 +13,14 @@ struct FeedPreloaderChangeTests {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let videos = try VideoCache(directory: folder.url, sizeLimit: 1 << 30)
-        let preloader = FeedPreloader(videoCache: videos, imageCache: nil, clock: TestClock())
+        let preloader = FeedPreloader(videoCache: videos, imageCache: nil)
         let items = origin.items()
         preloader.setItems(items, current: 0)
         await preloader.playbackPosition(0)
         #expect(preloader.admission == .closed && preloader.runningJobs.isEmpty)
 
         // When the player stores the watermark (600,000 bytes: 3 s at 1.6 Mbit/s) and says
-        // nothing to the preloader (no playbackPosition call, no clock step)
+        // nothing to the preloader (no playbackPosition call)
         let player = videos.reader(for: items[0].videoURL!)
         defer { player.close() }
         _ = try await player.read(0..<600_000)

@@ -110,8 +110,7 @@ struct PreloaderOriginTests {
         defer { folder.remove() }
         let directory = folder.url
         let videos = try VideoCache(directory: directory, sizeLimit: 1 << 30)
-        let clock = TestClock()
-        let preloader = FeedPreloader(videoCache: videos, imageCache: nil, clock: clock)
+        let preloader = FeedPreloader(videoCache: videos, imageCache: nil)
         let items = origin.items()
         preloader.setItems(items, current: 0)
 
@@ -148,12 +147,11 @@ struct PreloaderOriginTests {
         defer { folder.remove() }
         let directory = folder.url
         let videos = try VideoCache(directory: directory, sizeLimit: 1 << 30)
-        let clock = TestClock()
         var items = origin.items(slow: true)
         items[0].videoURL = origin.nginx.url("/v/v0.mp4")
         // The playing video is held whole before the feed shows.
         try await videos.prefetch(items[0].videoURL!, bytes: 1_000_000)
-        let preloader = FeedPreloader(videoCache: videos, imageCache: nil, clock: clock)
+        let preloader = FeedPreloader(videoCache: videos, imageCache: nil)
         preloader.setItems(items, current: 0)
         await preloader.playbackPosition(0)
         #expect(preloader.admission == .complete)

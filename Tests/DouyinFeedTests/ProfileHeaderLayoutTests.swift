@@ -1,9 +1,9 @@
 import DouyinFeed
+import DouyinModels
 import Testing
 
 @Suite("Profile page sticky header and tab bar")
 struct ProfileHeaderLayoutTests {
-    typealias Rect = ProfileHeaderLayout.Rect
     // A 375-point-wide portrait screen: a 300-point profile header, a 44-point tab bar under it,
     // a navigation bar covering the top 88 points (status bar included).
     let layout = ProfileHeaderLayout(

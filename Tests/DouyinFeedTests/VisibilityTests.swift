@@ -1,9 +1,9 @@
 import DouyinFeed
+import DouyinModels
 import Testing
 
 @Suite("Which item plays")
 struct VisibilityTests {
-    typealias Rect = FeedPolicy.Rect
     let viewport = Rect(x: 0, y: 0, width: 375, height: 800)
 
     func item(_ index: Int, y: Double, height: Double = 400) -> FeedPolicy.ListItem {

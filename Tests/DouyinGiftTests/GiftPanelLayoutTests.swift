@@ -1,4 +1,5 @@
 import DouyinGift
+import DouyinModels
 import Testing
 
 @Suite("Gift panel paged grid")
@@ -11,9 +12,9 @@ struct GiftPanelLayoutTests {
         #expect(positions.map(\.page) == [0, 0, 0, 0, 0, 0, 0, 0, 1])
         #expect(positions.map(\.row) == [0, 0, 0, 0, 1, 1, 1, 1, 0])
         #expect(positions.map(\.column) == [0, 1, 2, 3, 0, 1, 2, 3, 0])
-        #expect(layout.frame(of: 1) == GiftPanelLayout.Frame(x: 100, y: 0, width: 100, height: 100))
-        #expect(layout.frame(of: 4) == GiftPanelLayout.Frame(x: 0, y: 100, width: 100, height: 100))
-        #expect(layout.frame(of: 9) == GiftPanelLayout.Frame(x: 500, y: 0, width: 100, height: 100))
+        #expect(layout.frame(of: 1) == Rect(x: 100, y: 0, width: 100, height: 100))
+        #expect(layout.frame(of: 4) == Rect(x: 0, y: 100, width: 100, height: 100))
+        #expect(layout.frame(of: 9) == Rect(x: 500, y: 0, width: 100, height: 100))
     }
 
     @Test func pageCountIsTheCeilingWithNoEmptyPageAtAMultipleOfThePageSize() {

@@ -16,6 +16,15 @@ struct DurationUnitsTests {
         #expect(Duration.seconds(Int64.max).wholeMilliseconds == .max)
         #expect(Duration.seconds(Int64.min).wholeMilliseconds == .min)
     }
+
+    @Test func exactMillisecondsTextKeepsEveryDigit() {
+        #expect(Duration.milliseconds(1500).exactMillisecondsText == "1500")
+        #expect(Duration.microseconds(1_500).exactMillisecondsText == "1.5")
+        #expect(Duration.nanoseconds(1_000_000_001).exactMillisecondsText == "1000.000001")
+        #expect(Duration.microseconds(-1_500).exactMillisecondsText == "-1.5")
+        #expect(Duration.milliseconds(Int64.max).exactMillisecondsText == "9223372036854775807")
+        #expect(Duration.zero.exactMillisecondsText == "0")
+    }
 }
 
 @Suite("IdleWaiters")

@@ -68,7 +68,7 @@ public final class APIClient: Sendable {
             let sessionConfiguration = original.copy() as! URLSessionConfiguration
             // FoundationNetworking's own timer restarts with every byte (a trickle never ends it):
             // it stays as an idle limit, and ``Exchange`` holds the deadline of the whole exchange.
-            sessionConfiguration.timeoutIntervalForRequest = Self.seconds(configuration.timeout)
+            sessionConfiguration.timeoutIntervalForRequest = configuration.timeout.inSeconds
             let queue = OperationQueue()
             queue.maxConcurrentOperationCount = 1
             queue.name = "DouyinAPI.APIClient.delegate"
@@ -227,10 +227,6 @@ public final class APIClient: Sendable {
             guard let token, let tokens, !tokens.isCurrent(token) else { return (request, token) }
             replacing = token
         }
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }
 

@@ -67,7 +67,7 @@ final class Exchange: Sendable {
         // ended with the lost connection instead of the timeout.
         let timer = DispatchWorkItem { [self] in finish(.failure(.transport(URLError(.timedOut)))) }
         let remaining = max(ContinuousClock.now.duration(to: deadline), .zero)
-        Self.deadlines.asyncAfter(deadline: .now() + APIClient.seconds(remaining), execute: timer)
+        Self.deadlines.asyncAfter(deadline: .now() + remaining.inSeconds, execute: timer)
         defer { timer.cancel() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ExchangeOutcome, any Error>) in

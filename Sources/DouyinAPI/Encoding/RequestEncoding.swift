@@ -1,3 +1,4 @@
+import DouyinSupport
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -53,7 +54,7 @@ enum RequestEncoding {
         }
         var urlRequest = URLRequest(url: url)
         urlRequest.httpMethod = method.rawValue
-        urlRequest.timeoutInterval = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        urlRequest.timeoutInterval = timeout.inSeconds
         urlRequest.setValue("application/json", forHTTPHeaderField: "Accept")
         if method.sendsBody {
             if request.files.isEmpty {

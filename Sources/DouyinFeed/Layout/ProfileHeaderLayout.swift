@@ -1,3 +1,5 @@
+import DouyinModels
+
 /// The profile page's sticky header and tab bar, as a collection view's layout asks for them:
 /// given the vertical content offset, where the first section's header (the profile card over
 /// its background image) and footer (the tab bar) are drawn, in which order, and how much the
@@ -18,29 +20,6 @@
 /// covers at the visible top; 0 when there is none. No UIKit type: the same numbers work in
 /// tests, on Linux and in a `UICollectionViewLayout`.
 public struct ProfileHeaderLayout: Sendable, Hashable {
-    /// A rectangle in content coordinates, points: (`x`, `y`) its top-left corner.
-    public struct Rect: Sendable, Hashable {
-        /// The left edge.
-        public var x: Double
-        /// The top edge.
-        public var y: Double
-        /// The width, ≥ 0.
-        public var width: Double
-        /// The height, ≥ 0.
-        public var height: Double
-
-        /// A rectangle with its top-left corner at (`x`, `y`).
-        public init(x: Double, y: Double, width: Double, height: Double) {
-            self.x = x
-            self.y = y
-            self.width = width
-            self.height = height
-        }
-
-        /// The bottom edge, `y + height`.
-        public var maxY: Double { y + height }
-    }
-
     /// Where the header and the footer are drawn at one content offset.
     public struct Attributes: Sendable, Hashable {
         /// The header's frame: stopped under the navigation bar, or stretched by a pull-down.

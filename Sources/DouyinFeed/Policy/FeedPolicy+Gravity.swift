@@ -1,3 +1,4 @@
+import DouyinModels
 import Foundation
 
 extension FeedPolicy {
@@ -38,13 +39,13 @@ extension FeedPolicy {
     /// Aspect-fill when the displayed video (its natural size after `transform`) is at least as
     /// wide relative to its height as the view, else aspect-fit. A zero or non-finite size on
     /// either side gives aspect-fit (nothing sensible to crop).
-    public static func videoGravity(naturalWidth: Double, naturalHeight: Double, transform: TrackTransform = .identity,
-                                    viewWidth: Double, viewHeight: Double) -> VideoGravity {
-        let width = abs(transform.a * naturalWidth + transform.c * naturalHeight)
-        let height = abs(transform.b * naturalWidth + transform.d * naturalHeight)
-        guard width.isFinite, height.isFinite, viewWidth.isFinite, viewHeight.isFinite,
-              width > 0, height > 0, viewWidth > 0, viewHeight > 0 else { return .aspectFit }
+    public static func videoGravity(naturalSize: Size, transform: TrackTransform = .identity, viewSize: Size) -> VideoGravity {
+        let shown = Size(
+            width: abs(transform.a * naturalSize.width + transform.c * naturalSize.height),
+            height: abs(transform.b * naturalSize.width + transform.d * naturalSize.height)
+        )
+        guard shown.isDrawable, viewSize.isDrawable else { return .aspectFit }
         // Cross-multiplied so equal ratios compare equal without a division's rounding.
-        return width * viewHeight >= viewWidth * height ? .aspectFill : .aspectFit
+        return shown.width * viewSize.height >= viewSize.width * shown.height ? .aspectFill : .aspectFit
     }
 }

@@ -1,40 +1,7 @@
+import DouyinModels
 import Foundation
 
 extension FeedPolicy {
-    /// A rectangle in points (view coordinates, y growing downwards).
-    public struct Rect: Sendable, Hashable {
-        /// Left edge.
-        public var x: Double
-        /// Top edge.
-        public var y: Double
-        /// Width; a negative or non-finite width is an empty rectangle.
-        public var width: Double
-        /// Height; a negative or non-finite height is an empty rectangle.
-        public var height: Double
-
-        /// A rectangle.
-        public init(x: Double, y: Double, width: Double, height: Double) {
-            self.x = x
-            self.y = y
-            self.width = width
-            self.height = height
-        }
-
-        /// Width × height, 0 when either is not positive or not finite.
-        public var area: Double {
-            guard width.isFinite, height.isFinite, x.isFinite, y.isFinite, width > 0, height > 0 else { return 0 }
-            return width * height
-        }
-
-        /// The area shared with `other`.
-        public func overlap(with other: Rect) -> Double {
-            guard area > 0, other.area > 0 else { return 0 }
-            let w = min(x + width, other.x + other.width) - max(x, other.x)
-            let h = min(y + height, other.y + other.height) - max(y, other.y)
-            return w > 0 && h > 0 ? w * h : 0
-        }
-    }
-
     /// One item of a scrolling list: its index and the frame of its video area (not the whole
     /// cell: captions and buttons don't count), in the viewport's coordinates.
     public struct ListItem: Sendable, Hashable {

@@ -27,61 +27,42 @@ public final class FeedPreloader: Sendable {
         public init() {}
     }
 
-    /// One job's result, for logs and the `feed preload` verb.
-    public struct Event: Sendable, Hashable {
-        /// The job.
-        public var job: PreloadPlanner.Job
-        /// Video: bytes of the job's range held (and indexed) afterwards; image: the file's
-        /// size; 0 when it failed or was fetched without storing.
-        public var bytes: Int64
-        /// Whether anything came from the network (`false`: everything was already held).
-        public var fetched: Bool
-        /// Why it failed, if it did (cancellation is not a failure and gets no event). A video
-        /// job fails unless every byte of its range is held and indexed at its end: a full or
-        /// read-only disk, a cache file name taken by a link, FIFO or directory, or bytes dropped
-        /// by a new version are failures, never "cached".
-        public var failure: String?
-        /// Set when a video's bytes were fetched but not stored because another process holds
-        /// its cache entry (that process stores them): why. `nil` otherwise.
-        public var uncachedReason: String?
-    }
 
-    private struct Handle {
+    /// A running job: its task, and the reader it reads through (closed to stop it at once).
+    struct Handle {
         let id: Int
         let task: Task<Void, Never>
         let reader: LockedBox<VideoReader?>
     }
 
-    private struct State {
+    /// Everything that changes, under one lock.
+    struct State {
         var scheduler: PreloadScheduler
         var handles: [PreloadPlanner.Job: Handle] = [:]
         var nextID = 0
         var monitor: Task<Void, Never>?
         var playingURL: URL?
         var readPosition: Int64 = 0
-        var idleWaiters: [CheckedContinuation<Void, Never>] = []
+        /// Callers of ``FeedPreloader/idle()``, woken when the last job ends.
+        var idleWaiters = IdleWaiters()
         var events: [Event] = []
         var closed = false
     }
 
     /// The settings in use.
     public let configuration: Configuration
-    private let videoCache: VideoCache
-    private let imageCache: TwoTierCache?
-    private let clock: any Clock<Duration>
-    private let state: LockedBox<State>
+    let videoCache: VideoCache
+    let imageCache: TwoTierCache?
+    let state: LockedBox<State>
 
-    /// A preloader over the given caches (`imageCache` `nil`: no covers or avatars). `clock`
-    /// is for waits the preloader may add; watching the playing video needs none (it listens
-    /// to the video cache's changes).
-    public init(videoCache: VideoCache, imageCache: TwoTierCache?, configuration: Configuration = Configuration(),
-                clock: any Clock<Duration> = ContinuousClock()) {
+    /// A preloader over the given caches (`imageCache` `nil`: no covers or avatars). It needs
+    /// no clock: it waits only on the video cache's changes and on its own jobs.
+    public init(videoCache: VideoCache, imageCache: TwoTierCache?, configuration: Configuration = Configuration()) {
         var configuration = configuration
         if imageCache == nil { configuration.planner.includesImages = false }
         self.configuration = configuration
         self.videoCache = videoCache
         self.imageCache = imageCache
-        self.clock = clock
         state = LockedBox(State(scheduler: PreloadScheduler(configuration: configuration.planner)))
     }
 
@@ -131,16 +112,11 @@ public final class FeedPreloader: Sendable {
     }
 
     /// Returns once no job runs and none can start now (the window is done, admission holds
-    /// the rest back, or the preloader was cancelled and its jobs have ended).
+    /// the rest back, or the preloader was cancelled and its jobs have ended); at once when
+    /// idle. A caller whose task is cancelled stops waiting at once, without an error, and
+    /// leaves the jobs and the other callers as they were.
     public func idle() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state -> Bool in
-                if state.handles.isEmpty { return true }
-                state.idleWaiters.append(continuation)
-                return false
-            }
-            if ready { continuation.resume() }
-        }
+        await state.withLock { $0.handles.isEmpty ? nil : $0.idleWaiters.subscribe() }?.waitForIdle()
     }
 
     /// The counts so far (bytes read by items still in the window counted as played).
@@ -161,9 +137,12 @@ public final class FeedPreloader: Sendable {
         }
     }
 
-    /// The jobs running now, for tests and logs.
+    /// The jobs running now (started and not yet ended, a cancelled one until it has ended),
+    /// for tests and logs; empty once ``cancel()``'s jobs have ended.
     public var runningJobs: Set<PreloadPlanner.Job> {
-        state.withLock { $0.scheduler.running }
+        // The tasks, not the scheduler's books: after cancel() the books still admit the jobs
+        // the cancel ended (their outcome frees their slot), and nothing starts them.
+        state.withLock { Set($0.handles.keys) }
     }
 
     // MARK: Performing
@@ -171,8 +150,8 @@ public final class FeedPreloader: Sendable {
     /// Runs a scheduler step under the lock; starts the jobs it asks for there (a task does
     /// not run synchronously, so a start's handle is registered before any cancel can look for
     /// it) and stops the cancelled ones after unlocking.
-    private func perform(_ step: (inout State) -> [PreloadScheduler.Action]) {
-        let (stops, waiters) = state.withLock { state -> ([Handle], [CheckedContinuation<Void, Never>]) in
+    func perform(_ step: (inout State) -> [PreloadScheduler.Action]) {
+        let (stops, idle) = state.withLock { state -> ([Handle], SingleFlight<Void>?) in
             var stops: [Handle] = []
             for action in step(&state) {
                 switch action {
@@ -188,176 +167,14 @@ public final class FeedPreloader: Sendable {
                     if let handle = state.handles[job] { stops.append(handle) }
                 }
             }
-            guard state.handles.isEmpty else { return (stops, []) }
-            defer { state.idleWaiters = [] }
-            return (stops, state.idleWaiters)
+            return (stops, state.handles.isEmpty ? state.idleWaiters.release() : nil)
         }
         for handle in stops { Self.stop(handle) }
-        for waiter in waiters { waiter.resume() }
+        idle?.finish(.success(()))
     }
 
-    private static func stop(_ handle: Handle) {
+    static func stop(_ handle: Handle) {
         handle.task.cancel()
         handle.reader.withLock { $0 }?.close()
-    }
-
-    /// One job, start to end; reports its outcome to the scheduler.
-    private func run(_ job: PreloadPlanner.Job, id: Int, reader box: LockedBox<VideoReader?>) async {
-        var event = Event(job: job, bytes: 0, fetched: false, failure: nil)
-        let outcome: PreloadScheduler.Outcome
-        switch job.kind {
-        case .videoPrefix, .videoTail:
-            let reader = videoCache.reader(for: job.url)
-            box.withLock { $0 = reader }
-            defer { reader.close() }
-            let range = job.range ?? 0..<1
-            let before = reader.cachedRanges
-            var layout: MP4Layout?
-            var failure: (any Error)?
-            do {
-                if Task.isCancelled { throw CancellationError() }
-                try await reader.prefetch(range)
-                if job.kind == .videoPrefix {
-                    layout = await Self.layout(of: reader, prefix: range)
-                }
-            } catch {
-                failure = error
-            }
-            // The bytes count as held only once their index is on disk.
-            var persistError: VideoCacheError?
-            if failure == nil {
-                do { try reader.persist() } catch { persistError = error }
-            }
-            let after = reader.cachedRanges
-            let added = after.ranges.flatMap { held in before.missing(in: held.clamped(to: range)) }.filter { !$0.isEmpty }
-            if let failure, Task.isCancelled || Self.isCancellation(failure) {
-                outcome = .cancelled(added: added)
-            } else {
-                switch VideoJobVerdict.decide(range: range, length: reader.knownContentInfo?.length, before: before, after: after,
-                                              fetchError: failure, uncached: reader.uncachedError, persistError: persistError) {
-                case .held(let bytes, let fetched):
-                    event.bytes = bytes
-                    event.fetched = fetched
-                    outcome = .completed(added: added, layout: layout)
-                case .uncached(let reason):
-                    event.fetched = true
-                    event.uncachedReason = reason
-                    outcome = .completed(added: added, layout: layout)
-                case .failed(let reason):
-                    event.failure = reason
-                    outcome = .failed(added: added)
-                }
-            }
-        case .cover, .avatar:
-            guard let imageCache else { return finish(job, id: id, outcome: .failed(added: []), event: nil) }
-            do {
-                // prefetch, not fetch: it throws when the disk tier could not store the image,
-                // so a line never says "cached" or "network" for bytes that were dropped.
-                let (byteCount, source) = try await imageCache.prefetch(job.url, priority: job.kind == .cover ? .high : .normal)
-                event.bytes = Int64(byteCount)
-                event.fetched = source == .network
-                outcome = .completed(added: [], layout: nil)
-            } catch {
-                if Task.isCancelled || Self.isCancellation(error) {
-                    outcome = .cancelled(added: [])
-                } else {
-                    event.failure = "\(error)"
-                    outcome = .failed(added: [])
-                }
-            }
-        }
-        let cancelled: Bool = if case .cancelled = outcome { true } else { false }
-        finish(job, id: id, outcome: outcome, event: cancelled ? nil : event)
-    }
-
-    private func finish(_ job: PreloadPlanner.Job, id: Int, outcome: PreloadScheduler.Outcome, event: Event?) {
-        perform { state in
-            guard state.handles[job]?.id == id else { return [] }
-            state.handles[job] = nil
-            if let event { state.events.append(event) }
-            return state.scheduler.jobEnded(job, outcome)
-        }
-    }
-
-    private static func isCancellation(_ error: any Error) -> Bool {
-        if error is CancellationError { return true }
-        if let error = error as? VideoCacheError, error == .cancelled { return true }
-        if let error = error as? CacheError, case .cancelled = error { return true }
-        return false
-    }
-
-    /// Reads the box headers of a prefix just fetched (held, so no origin traffic: a header
-    /// outside the held prefix ends the scan).
-    private static func layout(of reader: VideoReader, prefix: Range<Int64>) async -> MP4Layout {
-        let length = try? await reader.contentInfo().length
-        let held = reader.cachedRanges
-        return await MP4Layout.scan(length: length) { offset in
-            let end = min(offset + 16, prefix.upperBound, length ?? .max)
-            guard offset < end, held.contains(offset..<end) else { return nil }
-            return try? await reader.read(offset..<end)
-        }
-    }
-
-    // MARK: Watching the playing video
-
-    /// (Re)starts the watch that feeds the scheduler the playing video's buffer, once now and
-    /// again at every change the video cache announces for it, until admission is fully open.
-    private func startMonitor() {
-        let playing = state.withLock { state in state.scheduler.current.flatMap { state.scheduler.items[$0].videoURL } }
-        let changes = playing.map { videoCache.changes(for: $0) }
-        let task = Task { [weak self] in
-            guard let changes else {
-                self?.checkPlayingBuffer()
-                return
-            }
-            // Not `self` across the wait: a preloader dropped while nothing changes is freed
-            // (its deinit cancels this task, which ends the stream).
-            for await _ in changes {
-                guard let self, !Task.isCancelled else { return }
-                if self.checkPlayingBuffer() { return }
-            }
-        }
-        let old = state.withLock { state -> Task<Void, Never>? in
-            defer { state.monitor = state.closed ? nil : task }
-            return state.monitor
-        }
-        old?.cancel()
-        if state.withLock({ $0.closed }) { task.cancel() }
-    }
-
-    /// Reads the playing video's buffer from the video cache and tells the scheduler;
-    /// `true` when admission is fully open (nothing more to watch).
-    @discardableResult
-    private func checkPlayingBuffer() -> Bool {
-        let (url, position) = state.withLock { state -> (URL?, Int64) in
-            guard let current = state.scheduler.current else { return (nil, 0) }
-            let url = state.scheduler.items[current].videoURL
-            if state.playingURL != url {
-                state.playingURL = url
-                state.readPosition = 0
-            }
-            return (url, state.readPosition)
-        }
-        guard let url else {
-            perform { $0.scheduler.noPlayingVideo() }
-            return true
-        }
-        // Both asked of the cache without a request or a reader: nothing here touches the index.
-        let held = videoCache.cachedRanges(for: url)
-        let heldEnd = held.heldRunEnd(from: position) ?? position
-        let length = videoCache.contentInfo(for: url)?.length
-        let buffer = PreloadScheduler.PlayingBuffer(
-            readPosition: position, heldAhead: heldEnd - position,
-            isComplete: length.map { held.contains(0..<$0) } ?? false, length: length
-        )
-        var open = false
-        perform { state in
-            // A swipe since the read: this buffer belongs to another item.
-            guard state.playingURL == url else { return [] }
-            let actions = state.scheduler.playingBufferChanged(buffer)
-            open = state.scheduler.admission == .complete
-            return actions
-        }
-        return open
     }
 }

@@ -1,3 +1,4 @@
+import DouyinSupport
 import Foundation
 
 /// The preloader's pure rules: which items are in the window, what to fetch for each and in
@@ -113,8 +114,7 @@ public enum PreloadPlanner {
             return max(1, bytes(of: configuration.watermark, bitRate: Int64(rate)))
         }
         if let length, length > 0, let duration = item.duration {
-            let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-            let perSecond = Double(length) / seconds
+            let perSecond = Double(length) / duration.inSeconds
             return max(1, Int64(min(Double(Int64.max / 2), perSecond * watermarkSeconds(configuration))))
         }
         return nil
@@ -142,13 +142,10 @@ public enum PreloadPlanner {
     }
 
     private static func watermarkSeconds(_ configuration: Configuration) -> Double {
-        let parts = configuration.watermark.components
-        return max(0, Double(parts.seconds) + Double(parts.attoseconds) / 1e18)
+        max(0, configuration.watermark.inSeconds)
     }
 
     private static func bytes(of duration: Duration, bitRate: Int64) -> Int64 {
-        let parts = duration.components
-        let seconds = max(0, Double(parts.seconds) + Double(parts.attoseconds) / 1e18)
-        return Int64(min(Double(Int64.max / 2), seconds * Double(bitRate) / 8))
+        Int64(min(Double(Int64.max / 2), max(0, duration.inSeconds) * Double(bitRate) / 8))
     }
 }

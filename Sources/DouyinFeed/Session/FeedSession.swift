@@ -129,7 +129,7 @@ public final class FeedSession: Sendable {
         if configuration.policy == .fixed {
             var preload = FeedPreloader.Configuration()
             preload.planner = configuration.fixed
-            preloader = FeedPreloader(videoCache: videoCache, imageCache: nil, configuration: preload, clock: clock)
+            preloader = FeedPreloader(videoCache: videoCache, imageCache: nil, configuration: preload)
         } else {
             preloader = nil
         }

@@ -71,12 +71,17 @@ public final class URLSessionOrigin: VideoOrigin {
         }
         let task = session.dataTask(with: urlRequest)
         let channel = ChunkChannel(limit: configuration.maxBufferedBytes) { task.cancel() }
-        let transfer = TransferOwner(task: task, channel: channel)
+        // Held by the body stream alone: a stream dropped before the body ended (the consumer
+        // stopped reading) cancels the task rather than leaving it filling memory. Not after
+        // the end: cancel() from inside the session's completion callback blocks.
+        let transfer = Lease((task: task, channel: channel)) { transfer in
+            if !transfer.channel.isFinished { transfer.task.cancel() }
+        }
         let body = AsyncThrowingStream<Data, any Error> {
             try await withTaskCancellationHandler {
-                try await transfer.channel.next()
+                try await transfer.resource.channel.next()
             } onCancel: {
-                transfer.task.cancel()
+                transfer.resource.task.cancel()
             }
         }
         let head = try await withTaskCancellationHandler {
@@ -152,22 +157,5 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
                                                                               NSLocalizedDescriptionKey: error.localizedDescription])
         if urlError.code == .cancelled { return .cancelled }
         return .network(urlError)
-    }
-}
-
-/// Owns a transfer for its body stream: when the stream is dropped before the body ended (the
-/// consumer stopped reading), the task is cancelled rather than left filling memory.
-private final class TransferOwner: Sendable {
-    let task: URLSessionDataTask
-    let channel: ChunkChannel
-
-    init(task: URLSessionDataTask, channel: ChunkChannel) {
-        self.task = task
-        self.channel = channel
-    }
-
-    deinit {
-        // Not after the end: cancel() from inside the session's completion callback blocks.
-        if !channel.isFinished { task.cancel() }
     }
 }

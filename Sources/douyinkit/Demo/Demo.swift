@@ -1,4 +1,6 @@
+import DouyinBackendLauncher
 import DouyinKit
+import DouyinSupport
 import Foundation
 
 /// `douyinkit demo`: the package's main jobs end to end on Fixtures/, nothing to set up.
@@ -56,7 +58,7 @@ enum Demo {
     }
 
     static func decimalMilliseconds(_ duration: Duration) -> String {
-        String(format: "%.2f", Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1000)
+        String(format: "%.2f", duration.inSeconds * 1000)
     }
 
     /// Fetches every Fixtures cover through a fresh cache from a `file://` origin, twice.
@@ -119,7 +121,7 @@ enum Demo {
     }
 
     static func milliseconds(_ duration: Duration) -> Int64 {
-        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        duration.wholeMilliseconds
     }
 
     static func showGifts(_ fixtures: URL) throws {
@@ -150,20 +152,14 @@ enum Demo {
     }
 }
 
-/// Finds the package's Fixtures/ folder: from the working directory when run by `make demo`,
-/// else from the source tree this binary was built from.
+/// The package's Fixtures, from DouyinBackendLauncher's resource bundle: the demo runs from
+/// any working directory, with no source checkout needed beside the built products.
 enum FixturesFolder {
     static func locate() throws -> URL {
-        let candidates = [
-            URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("Fixtures"),
-            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .deletingLastPathComponent().appendingPathComponent("Fixtures"),
-        ]
-        guard let found = candidates.first(where: {
-            FileManager.default.fileExists(atPath: $0.appendingPathComponent("api/feed.json").path)
-        }) else {
-            throw ToolError.failed("cannot find Fixtures/: run the demo from the package root")
+        let fixtures = LocalBackend.fixtures
+        guard FileManager.default.fileExists(atPath: fixtures.appendingPathComponent("api/feed.json").path) else {
+            throw ToolError.failed("\(fixtures.path) holds no api/feed.json: the tool's resource bundle is incomplete; build it again")
         }
-        return found
+        return fixtures
     }
 }

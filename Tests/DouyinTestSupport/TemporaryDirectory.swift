@@ -1,3 +1,23 @@
+import Foundation
+
+/// A fresh temporary directory for one test, removed by ``remove()``.
+public struct TemporaryDirectory: Sendable {
+    /// The directory.
+    public let url: URL
+
+    /// Creates it.
+    public init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("douyinkit-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    /// A path inside it.
+    public func appending(_ path: String) -> URL { url.appendingPathComponent(path) }
+
+    /// Deletes it and everything in it.
+    public func remove() { try? FileManager.default.removeItem(at: url) }
+}
+
 /// Runs `body` with a fresh ``TemporaryDirectory`` and removes the directory when `body`
 /// returns or throws, so a test needs no `defer { folder.remove() }` of its own.
 ///
