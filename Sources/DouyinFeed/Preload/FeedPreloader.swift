@@ -1,4 +1,5 @@
 import DouyinCache
+import DouyinLogging
 import DouyinSupport
 import DouyinVideoCache
 import Foundation
@@ -23,6 +24,10 @@ public final class FeedPreloader: Sendable {
     public struct Configuration: Sendable {
         /// The planner's rules (window, prefix size, watermark, concurrency).
         public var planner = PreloadPlanner.Configuration()
+        /// Where the preloader's events go: each job's start, and its end (bytes held, whether
+        /// any came from the network) or failure; cancelled jobs end at `debug`. `nil` by
+        /// default: nothing is logged.
+        public var log: LogHandler?
         /// The defaults.
         public init() {}
     }
