@@ -81,10 +81,13 @@ let package = Package(
             dependencies: ["DouyinModels", "DouyinLogging", "DouyinGift", "DouyinCache", "DouyinWebP", "DouyinVideoCache", "DouyinFeed", "DouyinAPI", "DouyinChat"],
             swiftSettings: swiftSettings
         ),
-        // Starts the demo backend (scripts/servers/demo_backend.py) on a loopback port for the
-        // tool's demo, the bench and the tests. Not a library product and not test code: the
-        // shipped tool links it.
-        .target(name: "DouyinBackendLauncher", dependencies: ["DouyinSupport"], swiftSettings: swiftSettings),
+        // Starts the demo backend (Backend/demo_backend.py) on a loopback port for the tool's
+        // demo, the bench and the tests. Not a library product and not test code: the shipped
+        // tool links it. Its resources are the backend and the package's Fixtures (the top-level
+        // `Fixtures` and scripts/servers' backend files are symlinks to them), so the tool runs
+        // from any directory; SwiftPM copies real files, never the symlinks.
+        .target(name: "DouyinBackendLauncher", dependencies: ["DouyinSupport"],
+                resources: [.copy("Fixtures"), .copy("Backend")], swiftSettings: swiftSettings),
         // DouyinSupport: `--out` writes through its FileIO (one write-all loop in the package).
         .executableTarget(name: "douyinkit", dependencies: ["DouyinKit", "DouyinSupport", "DouyinBackendLauncher"], swiftSettings: swiftSettings),
         // CWebP directly: the WebP baseline is libwebp's own WebPAnimDecoder; DouyinTestSupport

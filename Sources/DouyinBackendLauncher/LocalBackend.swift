@@ -9,7 +9,7 @@ import Glibc
 import Darwin
 #endif
 
-/// The local demo backend (`scripts/servers/demo_backend.py`) on a free loopback port, for tests,
+/// The local demo backend (`Backend/demo_backend.py`, a resource of this module) on a free loopback port, for tests,
 /// the tool's demo and the benchmark (so it lives outside the test-support target: the shipped
 /// tool must not link test code): every endpoint of DESIGN.md's table over Fixtures/api, with state,
 /// the WebSocket push at `ws://127.0.0.1:PORT/douyin/groupchat`, and switches under `/_debug/`.
@@ -92,19 +92,27 @@ public final class LocalBackend: Sendable {
         return probe.terminationStatus == 0
     }
 
-    /// The package root, found from this file's place in the source tree (the tool's demo and
-    /// the bench run from a checkout, as the tests do).
-    public static let packageRoot: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent()  // DouyinBackendLauncher
-        .deletingLastPathComponent()  // Sources
-        .deletingLastPathComponent()
+    /// The package's demo data (`Sources/DouyinBackendLauncher/Fixtures`: API captures, WebP
+    /// covers, a clip, gift scripts), read from this module's resource bundle, so the tool's demo
+    /// finds it wherever it runs and whatever the working directory, not only in its checkout.
+    public static let fixtures: URL = resource("Fixtures")
 
-    /// The backend script in the source tree.
-    public static let script = packageRoot.appendingPathComponent("scripts/servers/demo_backend.py")
+    /// The backend script (`Sources/DouyinBackendLauncher/Backend/demo_backend.py`, with its
+    /// `backend/` package and `ws_protocol.py`), from the same bundle.
+    public static let script: URL = resource("Backend").appendingPathComponent("demo_backend.py")
 
-    /// Starts the backend on a free loopback port over `fixtures` (the package's Fixtures/api by
+    private static func resource(_ name: String) -> URL {
+        // SwiftPM copies both folders whole (`.copy` in Package.swift); a bundle without them
+        // would be a broken build, not a condition to recover from.
+        guard let url = Bundle.module.url(forResource: name, withExtension: nil) else {
+            fatalError("\(name) is missing from DouyinBackendLauncher's resource bundle")
+        }
+        return url
+    }
+
+    /// Starts the backend on a free loopback port over `fixtures` (``fixtures``' `api` folder by
     /// default) and returns once it accepts connections.
-    public init(fixtures: URL = LocalBackend.packageRoot.appendingPathComponent("Fixtures/api")) throws {
+    public init(fixtures: URL = LocalBackend.fixtures.appendingPathComponent("api")) throws {
         guard let python = Self.python else {
             throw StartError(description: "no Python 3 with the websockets package: on Debian `apt-get install python3-websockets` (then /usr/bin/python3 has it), on macOS `pip3 install websockets`; or set DOUYIN_PYTHON")
         }

@@ -22,13 +22,15 @@ public enum Tool {
         return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     }()
 
-    /// Runs `douyinkit` with `arguments` in `directory` (the package root by default) and waits
+    /// Runs `douyinkit` (or another `executable`) with `arguments` in `directory` (the package
+    /// root by default) and waits
     /// for it without blocking a thread: a test blocked in `waitUntilExit()` holds one of the
     /// few threads every async test shares (two on a two-core machine), and two demo runs at
     /// once stalled unrelated tests for 30 s (their requests never left the process).
-    public static func run(_ arguments: [String], in directory: URL = Fixtures.packageRoot) async throws -> Result {
+    public static func run(_ arguments: [String], in directory: URL = Fixtures.packageRoot,
+                           executable: URL = productsDirectory.appendingPathComponent("douyinkit")) async throws -> Result {
         let process = Process()
-        process.executableURL = productsDirectory.appendingPathComponent("douyinkit")
+        process.executableURL = executable
         process.arguments = arguments
         process.currentDirectoryURL = directory
         // Files, not pipes: a child that fills a pipe nobody reads yet would block forever.
@@ -57,5 +59,17 @@ public enum Tool {
             output: try Data(contentsOf: outURL),
             stderr: try String(contentsOf: errURL, encoding: .utf8)
         )
+    }
+
+    /// Copies the built `douyinkit` and the resource bundles beside it (SwiftPM's
+    /// `DouyinKit_<Target>.resources` on Linux, `.bundle` on Apple) into `folder`, as an app
+    /// or installer would ship them, and returns the copied binary.
+    public static func copyProducts(to folder: URL) throws -> URL {
+        let files = FileManager.default
+        for name in try files.contentsOfDirectory(atPath: productsDirectory.path)
+        where name == "douyinkit" || (name.hasPrefix("DouyinKit_") && (name.hasSuffix(".resources") || name.hasSuffix(".bundle"))) {
+            try files.copyItem(at: productsDirectory.appendingPathComponent(name), to: folder.appendingPathComponent(name))
+        }
+        return folder.appendingPathComponent("douyinkit")
     }
 }

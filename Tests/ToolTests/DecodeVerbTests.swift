@@ -68,10 +68,24 @@ struct DecodeVerbTests {
         #expect(try await Tool.run(["nonsense"]).status == 2)
     }
 
+    /// The demo reads its data from the tool's resource bundle, not from the checkout or the
+    /// working directory: a copy of the products, run in an empty folder, with one word of the
+    /// copied bundle's feed changed (same length: the tags are UTF-16 ranges of the text),
+    /// prints the changed word (a tool reading the source tree's Fixtures prints the original).
     @Test func demoPrintsTheFeedSummary() async throws {
-        let result = try await Tool.run(["demo"])
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let products = folder.appending("products"), elsewhere = folder.appending("elsewhere")
+        try FileManager.default.createDirectory(at: products, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        let copy = try Tool.copyProducts(to: products)
+        let feed = products.appendingPathComponent("DouyinKit_DouyinBackendLauncher.resources/Fixtures/api/feed.json")
+        let original = try String(contentsOf: feed, encoding: .utf8)
+        #expect(original.contains("morning walk"))
+        try original.replacingOccurrences(of: "morning walk", with: "evening walk").write(to: feed, atomically: true, encoding: .utf8)
+        let result = try await Tool.run(["demo"], in: elsewhere, executable: copy)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.contains("Lin Xiao — \"😺 morning walk #cats\""))
+        #expect(result.stdout.contains("Lin Xiao — \"😺 evening walk #cats\""))
         #expect(result.stdout.contains("tag: #cats"))
         #expect(result.stdout.contains("5500 show track=0 key=carol:heart count=5"))
         // Piped (here: to a file), the output is the results alone, in order: no progress bar

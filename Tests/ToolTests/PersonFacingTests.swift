@@ -179,7 +179,7 @@ struct PersonFacingTests {
         #expect(result.status == 1)
         #expect(result.stderr.hasPrefix("error: \(table.path): "), "\(result.stderr)")
         #expect(result.stderr.contains("byte 6"), "\(result.stderr)")
-        let readme = try await Tool.run(["emotions", "parse", "x", "--table", Fixtures.url("../README.md").path])
+        let readme = try await Tool.run(["emotions", "parse", "x", "--table", Fixtures.packageRoot.appendingPathComponent("README.md").path])
         #expect(readme.stderr.contains("README.md: not valid JSON at byte 0"), "\(readme.stderr)")
     }
 }

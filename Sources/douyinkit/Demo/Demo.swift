@@ -1,3 +1,4 @@
+import DouyinBackendLauncher
 import DouyinKit
 import DouyinSupport
 import Foundation
@@ -150,20 +151,14 @@ enum Demo {
     }
 }
 
-/// Finds the package's Fixtures/ folder: from the working directory when run by `make demo`,
-/// else from the source tree this binary was built from.
+/// The package's Fixtures, from DouyinBackendLauncher's resource bundle: the demo runs from
+/// any working directory, with no source checkout needed beside the built products.
 enum FixturesFolder {
     static func locate() throws -> URL {
-        let candidates = [
-            URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("Fixtures"),
-            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .deletingLastPathComponent().appendingPathComponent("Fixtures"),
-        ]
-        guard let found = candidates.first(where: {
-            FileManager.default.fileExists(atPath: $0.appendingPathComponent("api/feed.json").path)
-        }) else {
-            throw ToolError.failed("cannot find Fixtures/: run the demo from the package root")
+        let fixtures = LocalBackend.fixtures
+        guard FileManager.default.fileExists(atPath: fixtures.appendingPathComponent("api/feed.json").path) else {
+            throw ToolError.failed("\(fixtures.path) holds no api/feed.json: the tool's resource bundle is incomplete; build it again")
         }
-        return found
+        return fixtures
     }
 }
