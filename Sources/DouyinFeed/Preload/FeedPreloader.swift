@@ -16,7 +16,7 @@ import Foundation
 /// ```
 ///
 /// While the current video plays, it listens to the video cache's change stream for that video
-/// (``VideoCache/changes(for:)``) until it holds its watermark: it is told after every store,
+/// (`VideoCache.changes(for:)`) until it holds its watermark: it is told after every store,
 /// drop and block check, and never polls. Everything the jobs fetch stays cached when they are
 /// cancelled; the video cache shares downloads with the player, so nothing is fetched twice.
 public final class FeedPreloader: Sendable {
