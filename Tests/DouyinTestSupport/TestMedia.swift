@@ -98,30 +98,7 @@ public enum TestMedia {
     /// test shares the few threads async tests run on); output goes to files, never a pipe a
     /// child could fill.
     public static func run(_ executable: String, _ arguments: [String]) async throws -> RunResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let scratch = try TemporaryDirectory()
-        defer { scratch.remove() }
-        let outURL = scratch.appending("stdout"), errURL = scratch.appending("stderr")
-        try Data().write(to: outURL)
-        try Data().write(to: errURL)
-        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
-        process.standardOutput = out
-        process.standardError = err
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            process.terminationHandler = { _ in continuation.resume() }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
-        try out.close()
-        try err.close()
-        let output = try Data(contentsOf: outURL)
-        return RunResult(status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self), output: output,
-                         stderr: try String(contentsOf: errURL, encoding: .utf8))
+        let result = try await Tool.run(arguments, executable: URL(fileURLWithPath: executable))
+        return RunResult(status: result.status, stdout: result.stdout, output: result.output, stderr: result.stderr)
     }
 }

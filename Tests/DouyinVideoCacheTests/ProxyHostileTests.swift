@@ -107,4 +107,58 @@ struct ProxyHostileTests {
         withExtendedLifetime(clients) {}
         folder.remove()
     }
+
+    /// Given a cap of one connection, busy with a request its origin holds: a second client is
+    /// not turned away; it waits (the server says `.full`) and is served once the first ends.
+    @Test func pastTheCapANewClientWaitsForAConnectionToEnd() async throws {
+        let gate = DispatchSemaphore(value: 0)
+        let (arrivals, arrived) = AsyncStream.makeStream(of: Void.self)
+        let origin = try ScriptedHTTPServer { request, number in
+            if number == 0 {
+                arrived.yield()
+                gate.wait()
+            }
+            return .partial(file, request.byteRange ?? 0...(file.count - 1))
+        }
+        let server = try server { $0.maxConnections = 1 }
+        let events = server.events()
+        async let held = curl(server.url(for: origin.url("/held.mp4"))!)
+        // The first connection is busy once its request reached the origin.
+        for await _ in arrivals { break }
+        let port = server.port!
+        let newcomer = try RawClient(port: port)
+        newcomer.send(Array("GET \(server.url(for: nginx.url("/v/a.mp4"))!.path(percentEncoded: true)) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nRange: bytes=0-999\r\nConnection: close\r\n\r\n".utf8))
+        let (ended, end) = AsyncStream.makeStream(of: Void.self)
+        let reply = Task {
+            defer { end.finish() }
+            return try await onOwnThread { newcomer.readToEnd() }
+        }
+        // Whichever comes first: the server saying it waits, or the newcomer's socket ending
+        // (what the server did before: it closed the newcomer unanswered).
+        let first = await withTaskGroup(of: String.self) { group in
+            group.addTask {
+                for await event in events { if case .full = event { return "full" } }
+                return "stream ended"
+            }
+            group.addTask {
+                for await _ in ended {}
+                return "newcomer closed"
+            }
+            let first = await group.next()!
+            group.cancelAll()
+            return first
+        }
+        #expect(first == "full")
+        gate.signal()
+        let (bytes, _) = try await reply.value
+        let text = String(decoding: bytes.prefix(12), as: UTF8.self)
+        #expect(text == "HTTP/1.1 206")
+        #expect(Data(bytes.suffix(1000)) == file.prefix(1000))
+        let whole = try await held
+        #expect(whole.status == 200 && whole.body == file)
+        #expect(server.statistics.connectionWaits == 1)
+        await server.stop()
+        origin.stop()
+        folder.remove()
+    }
 }

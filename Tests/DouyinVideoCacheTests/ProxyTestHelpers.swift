@@ -36,14 +36,19 @@ struct CurlAnswer: Sendable {
     var fields: [String: String]
     var body: Data
     var exitCode: Int32
+    /// curl's own error line (`-sS`), for a failure message.
+    var stderr: String
 }
 
 /// `curl` of `url` with extra `arguments` (`-H`, `-I`, `-r`), HTTP/1.1, headers and body split.
+/// curl gives up after 120 s, past URLSession's 60 s request timeout: a stalled origin fetch
+/// then shows as the proxy's 502 naming the error, not as curl's own status-0 timeout (the two
+/// deadlines were equal, and a proxy test once failed with no answer at all).
 func curl(_ url: URL, _ arguments: [String] = []) async throws -> CurlAnswer {
     let scratch = try TemporaryDirectory()
     defer { scratch.remove() }
     let headers = scratch.appending("headers"), body = scratch.appending("body")
-    let result = try await runProcess(try tool("curl"), ["-s", "--http1.1", "--max-time", "60", "-D", headers.path, "-o", body.path] + arguments + [url.absoluteString])
+    let result = try await runProcess(try tool("curl"), ["-sS", "--http1.1", "--max-time", "120", "-D", headers.path, "-o", body.path] + arguments + [url.absoluteString])
     let headText = (try? String(contentsOf: headers, encoding: .utf8)) ?? ""
     var status = 0
     var fields: [String: String] = [:]
@@ -55,7 +60,7 @@ func curl(_ url: URL, _ arguments: [String] = []) async throws -> CurlAnswer {
             fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
     }
-    return CurlAnswer(status: status, fields: fields, body: (try? Data(contentsOf: body)) ?? Data(), exitCode: result.status)
+    return CurlAnswer(status: status, fields: fields, body: (try? Data(contentsOf: body)) ?? Data(), exitCode: result.status, stderr: result.stderr)
 }
 
 /// A raw loopback client socket with a receive timeout, for requests no real client sends.

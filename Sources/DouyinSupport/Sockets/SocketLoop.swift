@@ -98,6 +98,12 @@ package final class SocketLoop: Sendable {
         if !removed.isEmpty { wake() }
     }
 
+    /// Resumes the waiters `ids` that are still waiting with `error`.
+    private func failAll(_ ids: [Int], with error: SocketError) {
+        let removed = state.withLock { state in ids.compactMap { state.waiters.removeValue(forKey: $0) } }
+        for waiter in removed { waiter.continuation.resume(throwing: error) }
+    }
+
     private func wake() {
         var byte: UInt8 = 1
         _ = write(wakeWrite, &byte, 1)
@@ -126,7 +132,13 @@ package final class SocketLoop: Sendable {
                 timeout = Int32(clamping: seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
             }
             let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
-            if ready < 0, errno != EINTR { return }
+            if ready < 0, errno != EINTR {
+                // Returning here would leave every waiter (the accept loop among them) asleep
+                // for good, their clients unanswered. The waiters polled fail instead; the
+                // loop goes on for the next ones.
+                failAll(snapshot.map(\.0), with: .lastError("poll"))
+                continue
+            }
             while read(wakeRead, &drain, drain.count) > 0 {}
             let after = ContinuousClock.now
             var due: [(Int, (any Error)?)] = []

@@ -189,26 +189,42 @@ package struct HLSPlaylist: Sendable, Hashable {
     /// An attribute list (`A=1,B="x,y"`), quotes removed.
     package static func attributes(_ text: String) -> [String: String] {
         var result: [String: String] = [:]
-        var rest = Substring(text)
-        while !rest.isEmpty {
-            guard let equals = rest.firstIndex(of: "=") else { break }
-            let name = rest[..<equals].trimmingCharacters(in: .whitespaces)
-            rest = rest[rest.index(after: equals)...]
-            var value: Substring
-            if rest.first == "\"" {
-                let body = rest.dropFirst()
-                let close = body.firstIndex(of: "\"") ?? body.endIndex
-                value = body[..<close]
-                rest = close < body.endIndex ? body[body.index(after: close)...] : body[close...]
-                if let comma = rest.firstIndex(of: ",") { rest = rest[rest.index(after: comma)...] } else { rest = "" }
-            } else {
-                let comma = rest.firstIndex(of: ",") ?? rest.endIndex
-                value = rest[..<comma]
-                rest = comma < rest.endIndex ? rest[rest.index(after: comma)...] : ""
-            }
-            result[name] = String(value)
+        for attribute in attributeList(Substring(text)) {
+            result[attribute.name.trimmingCharacters(in: .whitespaces)] = String(attribute.value)
         }
         return result
+    }
+
+    /// The attributes of an attribute list (RFC 8216 §4.2) in order, as slices of `text` (so
+    /// a caller can replace a value and keep every other byte): a quoted value without its
+    /// quotes, and commas inside quotes kept in the value. A piece without `=` is skipped.
+    /// The one walk of an attribute list, for the parser and the proxy's rewriter.
+    package static func attributeList(_ text: Substring) -> [(name: Substring, value: Substring, quoted: Bool)] {
+        var found: [(name: Substring, value: Substring, quoted: Bool)] = []
+        var index = text.startIndex
+        while index < text.endIndex {
+            let nameEnd = text[index...].firstIndex(where: { $0 == "=" || $0 == "," }) ?? text.endIndex
+            let name = text[index..<nameEnd]
+            index = nameEnd
+            guard index < text.endIndex, text[index] == "=" else {
+                if index < text.endIndex { index = text.index(after: index) }
+                continue
+            }
+            index = text.index(after: index)
+            if index < text.endIndex, text[index] == "\"" {
+                let valueStart = text.index(after: index)
+                let close = text[valueStart...].firstIndex(of: "\"") ?? text.endIndex
+                found.append((name, text[valueStart..<close], true))
+                // Past the closing quote, anything up to the next comma belongs to no attribute.
+                index = text[close...].firstIndex(of: ",") ?? text.endIndex
+            } else {
+                let end = text[index...].firstIndex(of: ",") ?? text.endIndex
+                found.append((name, text[index..<end], false))
+                index = end
+            }
+            if index < text.endIndex { index = text.index(after: index) }
+        }
+        return found
     }
 
     /// `n[@o]`; an absent offset is -1 (the caller continues the previous range).

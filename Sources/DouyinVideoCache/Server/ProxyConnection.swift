@@ -18,7 +18,7 @@ struct ProxyConnection: Sendable {
         defer {
             // Off the books before the socket closes, so a client that sees the close also
             // sees the count without it.
-            server.connections.withLock { $0.remove(id) }
+            server.connections.withLock { $0.remove(id) }?.resume()
             connection.close()
         }
         let configuration = server.configuration
@@ -27,7 +27,7 @@ struct ProxyConnection: Sendable {
             while !Task.isCancelled {
                 // Waiting for a head: idle until its first byte, then the head deadline runs
                 // (it never restarts, so trickling bytes does not keep a slowloris alive).
-                server.connections.withLock { $0.setWaiting(id, true) }
+                server.connections.withLock { $0.setWaiting(id, true) }?.resume()
                 let idleDeadline = ContinuousClock.now + configuration.idleTimeout
                 var headDeadline: ContinuousClock.Instant? = parser.hasPartialHead ? .now + configuration.headTimeout : nil
                 var head: HTTPRequestHead?
@@ -46,7 +46,7 @@ struct ProxyConnection: Sendable {
                         parser.append(bytes)
                     }
                 }
-                server.connections.withLock { $0.setWaiting(id, false) }
+                _ = server.connections.withLock { $0.setWaiting(id, false) }
                 guard let head, try await answer(head) else { return }
             }
         } catch {

@@ -44,34 +44,16 @@ package enum ProxyPlaylist {
         if line.hasPrefix("#") {
             guard line.hasPrefix("#EXT"), line.contains("URI=\""), let colon = line.firstIndex(of: ":") else { return String(line) }
             // Walk the attribute list (RFC 8216 §4.2) so a quoted value that happens to hold
-            // `URI="` (a NAME) is never taken for the attribute.
+            // `URI="` (a NAME) is never taken for the attribute; every byte around the URI
+            // values is copied as it was.
             var out = String(line[...colon])
-            var index = line.index(after: colon)
-            while index < line.endIndex {
-                let nameEnd = line[index...].firstIndex(where: { $0 == "=" || $0 == "," }) ?? line.endIndex
-                let name = line[index..<nameEnd]
-                out += name
-                index = nameEnd
-                guard index < line.endIndex, line[index] == "=" else {
-                    if index < line.endIndex { out.append(line[index]); index = line.index(after: index) }
-                    continue
-                }
-                out.append("=")
-                index = line.index(after: index)
-                if index < line.endIndex, line[index] == "\"" {
-                    let valueStart = line.index(after: index)
-                    let close = line[valueStart...].firstIndex(of: "\"") ?? line.endIndex
-                    let value = line[valueStart..<close]
-                    out += "\"" + (name == "URI" ? resolved(value, base: base, proxy: proxy) : String(value))
-                    index = close
-                    if index < line.endIndex { out.append("\""); index = line.index(after: index) }
-                } else {
-                    let end = line[index...].firstIndex(of: ",") ?? line.endIndex
-                    out += line[index..<end]
-                    index = end
-                }
-                if index < line.endIndex, line[index] == "," { out.append(","); index = line.index(after: index) }
+            var copied = line.index(after: colon)
+            for attribute in HLSPlaylist.attributeList(line[copied...]) where attribute.quoted && attribute.name == "URI" {
+                out += line[copied..<attribute.value.startIndex]
+                out += resolved(attribute.value, base: base, proxy: proxy)
+                copied = attribute.value.endIndex
             }
+            out += line[copied...]
             return out
         }
         let trimmed = line.trimmingCharacters(in: .whitespaces)
@@ -98,7 +80,12 @@ extension ProxyConnection {
             return head.keepAlive
         }
         let text = String(decoding: original, as: UTF8.self)
-        if ProxyPlaylist.isLive(text) { server.cache.remove(for: url) }
+        if ProxyPlaylist.isLive(text) {
+            // Closed first: an entry still in use only drops its bytes and keeps the length,
+            // so the next request read the new version cut to the old length.
+            reader.close()
+            server.cache.remove(for: url)
+        }
         let body = Data(ProxyPlaylist.rewrite(text, base: url) { server.url(for: $0)?.absoluteString ?? $0.absoluteString }.utf8)
         var fields: [(String, String)] = [("Content-Type", info.mimeType ?? "application/vnd.apple.mpegurl")]
         var part = 0..<Int64(body.count)

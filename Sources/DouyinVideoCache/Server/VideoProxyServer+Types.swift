@@ -6,7 +6,8 @@ extension VideoProxyServer {
         /// The port to listen on; 0 (the default) lets the OS pick a free one.
         public var port: Int = 0
         /// The most connections open at once. Default 256. Past it the connection idle for
-        /// the longest (waiting for a request) is closed; when none is idle the new one is.
+        /// the longest (waiting for a request) is closed; when none is idle, new connections
+        /// wait in the listen queue until one ends or goes idle.
         public var maxConnections: Int = 256
         /// How long a connection may wait for the first byte of its next request before it is
         /// closed. Default 30 s.
@@ -29,8 +30,10 @@ extension VideoProxyServer {
         public var requests: Int = 0
         /// Requests answered 4xx by the proxy itself (token, Host, scheme, method, malformed).
         public var refusedRequests: Int = 0
-        /// Connections closed at once because the connection cap was reached and none was idle.
-        public var refusedConnections: Int = 0
+        /// Times the server stopped accepting until a connection ended or went idle: the cap
+        /// was reached (or the process ran out of descriptors) with none idle. New connections
+        /// wait in the listen queue meanwhile; none is turned away.
+        public var connectionWaits: Int = 0
         /// Body bytes sent to clients.
         public var bytesServed: Int64 = 0
         /// Of ``bytesServed``, those the cache held when their request arrived.
@@ -49,6 +52,10 @@ extension VideoProxyServer {
         case request(RequestRecord)
         /// Stopped; every connection has ended.
         case stopped
+        /// The connection cap (``Configuration/maxConnections``), or the process's descriptors,
+        /// ran out with no connection idle: new connections wait in the listen queue until one
+        /// of the `openConnections` ends or goes idle. Once per wait.
+        case full(openConnections: Int)
     }
 
     /// One answered request.
@@ -65,60 +72,5 @@ extension VideoProxyServer {
         public var error: VideoCacheError?
         /// The proxy's own reason for a refusal (403, 400 …); `nil` otherwise.
         public var refusal: String?
-    }
-}
-
-/// The server's open connections and which of them wait idle, for the connection cap.
-struct ConnectionTable {
-    private struct Slot {
-        var task: Task<Void, Never>?
-        var waitingSince: ContinuousClock.Instant?
-    }
-
-    private var slots: [Int: Slot] = [:]
-    private var nextID = 0
-
-    /// Connections open.
-    var count: Int { slots.count }
-
-    /// A slot for a newly accepted connection, waiting for its first request.
-    mutating func reserve() -> Int {
-        nextID += 1
-        slots[nextID] = Slot(task: nil, waitingSince: .now)
-        return nextID
-    }
-
-    /// Records the task serving `id`; `false` when the slot is already gone (evicted or ended).
-    mutating func attach(_ task: Task<Void, Never>, to id: Int) -> Bool {
-        guard slots[id] != nil else { return false }
-        slots[id]?.task = task
-        return true
-    }
-
-    /// Marks `id` as waiting for a request (`true`) or busy answering one.
-    mutating func setWaiting(_ id: Int, _ waiting: Bool) {
-        guard var slot = slots[id] else { return }
-        slot.waitingSince = waiting ? (slot.waitingSince ?? .now) : nil
-        slots[id] = slot
-    }
-
-    /// Forgets `id`.
-    mutating func remove(_ id: Int) {
-        slots[id] = nil
-    }
-
-    /// The task of the connection waiting longest for a request, removed from the table (so
-    /// the count drops at once and it is not chosen twice) for the caller to cancel; `nil`
-    /// when none waits.
-    mutating func evictOldestIdle() -> Task<Void, Never>? {
-        guard let (id, slot) = slots.filter({ $0.value.task != nil && $0.value.waitingSince != nil })
-            .min(by: { $0.value.waitingSince! < $1.value.waitingSince! }) else { return nil }
-        slots[id] = nil
-        return slot.task
-    }
-
-    /// Every connection's task.
-    func allTasks() -> [Task<Void, Never>] {
-        slots.values.compactMap(\.task)
     }
 }

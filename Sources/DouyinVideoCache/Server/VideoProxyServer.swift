@@ -144,32 +144,78 @@ public final class VideoProxyServer: Sendable {
             let connection: TCPConnection
             do {
                 connection = try await listener.accept()
-            } catch SocketError.system(let failure) where failure.code == EMFILE || failure.code == ENFILE {
-                // Out of descriptors: free the longest-waiting idle connection, else wait a
-                // little for one to end (the pending client stays queued meanwhile).
-                if let idle = connections.withLock({ $0.evictOldestIdle() }) { idle.cancel() } else { try? await Task.sleep(for: .milliseconds(10)) }
+            } catch SocketError.closed {
+                return
+            } catch SocketError.system(let failure) {
+                // Out of descriptors (or kernel memory): the pending client stays queued. Free
+                // an idle connection, else wait for one of ours to end. Any other failure is
+                // passed over too: an accept loop that returned would leave every later
+                // client waiting in the queue for an answer that never comes.
+                let ours = connections.withLock { $0.count }
+                if ours > 0 {
+                    guard await makeRoom(below: ours) else { return }
+                } else if failure.code == EMFILE || failure.code == ENFILE || failure.code == ENOBUFS || failure.code == ENOMEM {
+                    // None of ours to wait for: the descriptors are held elsewhere in the
+                    // process, and nothing signals their release. Retry at a modest pace.
+                    try? await Task.sleep(for: .milliseconds(50))
+                }
                 continue
             } catch {
                 return
             }
-            let (id, evicted) = connections.withLock { table in
-                let id = table.reserve()
-                return (id, table.count > configuration.maxConnections ? table.evictOldestIdle() : nil)
-            }
+            let id = connections.withLock { $0.reserve() }
             // Past the cap the longest-idle connection makes room: a thousand idle sockets
-            // cannot lock a player out. When none is idle, the newcomer is turned away.
-            if let evicted {
-                evicted.cancel()
-            } else if connections.withLock({ $0.count > configuration.maxConnections }) {
-                connections.withLock { $0.remove(id) }
+            // cannot lock a player out. When none is idle, the newcomer (accepted, its request
+            // unread) and the clients queued behind it wait for a connection to end.
+            guard await makeRoom(below: configuration.maxConnections + 1) else {
+                connections.withLock { $0.remove(id) }?.resume()
                 connection.close()
-                counters.withLock { $0.refusedConnections += 1 }
-                continue
+                return
             }
             let session = ProxyConnection(id: id, connection: connection, server: self, token: token, port: port)
             let task = Task { await session.run() }
             let stale = connections.withLock { !$0.attach(task, to: id) }
             if stale { task.cancel() }
+        }
+    }
+
+    /// Evicts idle connections, or waits for connections to end, until fewer than `limit` are
+    /// open; `false` when the accept loop was cancelled (the server stops) meanwhile.
+    private func makeRoom(below limit: Int) async -> Bool {
+        var counted = false
+        while !Task.isCancelled {
+            let (evicted, seen) = connections.withLock { table -> (Task<Void, Never>??, Int) in
+                guard table.count >= limit else { return (nil, table.version) }
+                return (.some(table.evictOldestIdle()), table.version)
+            }
+            switch evicted {
+            case nil:
+                return true
+            case .some(let task?):
+                task.cancel()
+            case .some(nil):
+                if !counted {
+                    counted = true
+                    counters.withLock { $0.connectionWaits += 1 }
+                    publish(.full(openConnections: connections.withLock { $0.count }))
+                }
+                await waitForConnectionChange(after: seen)
+            }
+        }
+        return false
+    }
+
+    /// Sleeps until a connection ends or goes idle after `version`, or the task is cancelled.
+    private func waitForConnectionChange(after version: Int) async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                // Checked under the lock: a cancellation whose handler ran before this found
+                // nothing to resume, and its flag is already set.
+                let now = connections.withLock { Task.isCancelled ? continuation : $0.watch(after: version, continuation) }
+                now?.resume()
+            }
+        } onCancel: {
+            connections.withLock { $0.unwatch() }?.resume()
         }
     }
 }
