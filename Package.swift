@@ -40,6 +40,7 @@ let package = Package(
         .library(name: "DouyinFeed", targets: ["DouyinFeed"]),
         .library(name: "DouyinAPI", targets: ["DouyinAPI"]),
         .library(name: "DouyinChat", targets: ["DouyinChat"]),
+        .library(name: "DouyinLogging", targets: ["DouyinLogging"]),
         .executable(name: "douyinkit", targets: ["douyinkit"]),
     ],
     dependencies: webpPackages,
@@ -51,9 +52,12 @@ let package = Package(
         // only DouyinSupport's `CRC32C` calls it. Plain C, no system library.
         .target(name: "CDouyinCRC32C"),
         .target(name: "DouyinModels", swiftSettings: swiftSettings),
+        // The one public log event and its hook, which the caches, the API client and the feed
+        // emit through; a leaf like Models.
+        .target(name: "DouyinLogging", swiftSettings: swiftSettings),
         // DouyinModels for `Rect`, the one rectangle the gift panel and the feed's layouts share.
         .target(name: "DouyinGift", dependencies: ["DouyinModels", "DouyinSupport"], swiftSettings: swiftSettings),
-        .target(name: "DouyinCache", dependencies: ["DouyinSupport"], swiftSettings: swiftSettings),
+        .target(name: "DouyinCache", dependencies: ["DouyinLogging", "DouyinSupport"], swiftSettings: swiftSettings),
         // libwebp from the system (Debian libwebp-dev, Homebrew webp): DouyinWebP's on Linux, and
         // the baseline the bench and the WebP tests compare with on every host.
         .systemLibrary(
@@ -62,12 +66,12 @@ let package = Package(
             providers: [.apt(["libwebp-dev"]), .brew(["webp"])]
         ),
         .target(name: "DouyinWebP", dependencies: [libwebp, "DouyinSupport"], swiftSettings: swiftSettings),
-        .target(name: "DouyinVideoCache", dependencies: ["DouyinSupport"], swiftSettings: swiftSettings),
-        .target(name: "DouyinAPI", dependencies: ["DouyinModels", "DouyinSupport"], swiftSettings: swiftSettings),
+        .target(name: "DouyinVideoCache", dependencies: ["DouyinLogging", "DouyinSupport"], swiftSettings: swiftSettings),
+        .target(name: "DouyinAPI", dependencies: ["DouyinLogging", "DouyinModels", "DouyinSupport"], swiftSettings: swiftSettings),
         // The feed: playback policy, the preloader over both caches, the cover pipeline.
         .target(
             name: "DouyinFeed",
-            dependencies: ["DouyinModels", "DouyinCache", "DouyinVideoCache", "DouyinWebP", "DouyinSupport"],
+            dependencies: ["DouyinModels", "DouyinLogging", "DouyinCache", "DouyinVideoCache", "DouyinWebP", "DouyinSupport"],
             swiftSettings: swiftSettings
         ),
         // Group chat: emotion codec, timeline, realtime client with its own RFC 6455 transport.
@@ -83,7 +87,7 @@ let package = Package(
         ),
         .target(
             name: "DouyinKit",
-            dependencies: ["DouyinModels", "DouyinGift", "DouyinCache", "DouyinWebP", "DouyinVideoCache", "DouyinFeed", "DouyinAPI", "DouyinChat"],
+            dependencies: ["DouyinModels", "DouyinLogging", "DouyinGift", "DouyinCache", "DouyinWebP", "DouyinVideoCache", "DouyinFeed", "DouyinAPI", "DouyinChat"],
             swiftSettings: swiftSettings
         ),
         // Starts the demo backend (Backend/demo_backend.py) on a loopback port for the tool's
@@ -100,7 +104,7 @@ let package = Package(
         .executableTarget(name: "douyinkit-bench", dependencies: ["DouyinKit", "CWebP", "DouyinSupport", "DouyinBackendLauncher", "DouyinTestSupport"], swiftSettings: swiftSettings),
         // Test-only helpers (fixture paths, nginx harness, manual clock; re-exports the backend
         // launcher); never re-exported by a library.
-        .target(name: "DouyinTestSupport", dependencies: ["DouyinSupport", "DouyinBackendLauncher"], path: "Tests/DouyinTestSupport", swiftSettings: swiftSettings),
+        .target(name: "DouyinTestSupport", dependencies: ["DouyinLogging", "DouyinSupport", "DouyinBackendLauncher"], path: "Tests/DouyinTestSupport", swiftSettings: swiftSettings),
         .testTarget(
             name: "DouyinSupportTests",
             dependencies: ["DouyinSupport", "DouyinTestSupport"],

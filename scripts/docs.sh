@@ -24,7 +24,7 @@ graphs=$("$SWIFT" package --package-path "$root" dump-symbol-graph --skip-synthe
 # Every library module, lower modules first (DESIGN.md, Layout), so the combined archive lists
 # them in that order: all of Sources/ but the
 # internal target, the C shims, the umbrella (re-exports only) and the executables.
-order="DouyinModels DouyinGift DouyinCache DouyinWebP DouyinVideoCache DouyinAPI DouyinChat DouyinFeed"
+order="DouyinModels DouyinLogging DouyinGift DouyinCache DouyinWebP DouyinVideoCache DouyinAPI DouyinChat DouyinFeed"
 modules=""
 for name in $order; do [ -d "$root/Sources/$name" ] && modules="$modules $name"; done
 for dir in "$root"/Sources/*/; do

@@ -1,3 +1,4 @@
+import DouyinLogging
 import DouyinSupport
 import Foundation
 #if canImport(FoundationNetworking)
@@ -36,12 +37,17 @@ public final class Downloader: Sendable {
         /// (a FIFO, device or directory is ``CacheError/notARegularFile(url:)``, found without
         /// blocking) and ``maximumBodySize`` applies.
         public var allowsFileURLs: Bool
+        /// Where the downloader's events go (each download's start, and its end with the bytes
+        /// or its failure); a ``TwoTierCache`` sends its own through its downloader's. `nil`
+        /// by default: nothing is logged.
+        public var log: LogHandler?
 
         /// Builds a configuration; it stores the values as given (the downloader checks them).
-        public init(maxConcurrentDownloads: Int = 6, maximumBodySize: Int? = 64 << 20, allowsFileURLs: Bool = false) {
+        public init(maxConcurrentDownloads: Int = 6, maximumBodySize: Int? = 64 << 20, allowsFileURLs: Bool = false, log: LogHandler? = nil) {
             self.maxConcurrentDownloads = maxConcurrentDownloads
             self.maximumBodySize = maximumBodySize
             self.allowsFileURLs = allowsFileURLs
+            self.log = log
         }
 
         /// The first field outside its range, as the error the downloader throws.
@@ -105,13 +111,38 @@ public final class Downloader: Sendable {
         progress: (@Sendable (_ received: Int64, _ expected: Int64?) -> Void)? = nil,
         completion: @escaping @Sendable (Result<DownloadedData, CacheError>) -> Void
     ) -> DownloadOperation {
-        let limit = configuration.maximumBodySize, allowsFiles = configuration.allowsFileURLs
-        let operation = DownloadOperation(url: url, progress: progress, completion: completion) { [session, tasks] operation in
+        let limit = configuration.maximumBodySize, allowsFiles = configuration.allowsFileURLs, log = configuration.log
+        var logged = completion
+        if let log {
+            logged = { result in
+                log(Self.endEvent(of: url, result))
+                completion(result)
+            }
+        }
+        let operation = DownloadOperation(url: url, progress: progress, completion: logged) { [session, tasks] operation in
+            log?(LogEvent(level: .debug, subsystem: Self.subsystem, message: "download started", metadata: ["url": url.absoluteString]))
             Self.begin(operation, session: session, tasks: tasks, limit: limit, allowsFiles: allowsFiles)
         }
         operation.queuePriority = priority.queuePriority
         queue.addOperation(operation)
         return operation
+    }
+
+    /// The ``LogEvent/subsystem`` of the downloader's events.
+    static let subsystem = "DouyinCache.Downloader"
+
+    /// A download's last event: its bytes, or why it failed (a cancel is not a failure).
+    private static func endEvent(of url: URL, _ result: Result<DownloadedData, CacheError>) -> LogEvent {
+        switch result {
+        case .success(let body):
+            return LogEvent(level: .info, subsystem: subsystem, message: "download ended",
+                            metadata: ["url": url.absoluteString, "bytes": String(body.data.count)])
+        case .failure(.cancelled):
+            return LogEvent(level: .debug, subsystem: subsystem, message: "download cancelled", metadata: ["url": url.absoluteString])
+        case .failure(let error):
+            return LogEvent(level: .error, subsystem: subsystem, message: "download failed",
+                            metadata: ["url": url.absoluteString, "error": "\(error)"])
+        }
     }
 
     private static func begin(_ operation: DownloadOperation, session: URLSession, tasks: SessionTasks, limit: Int?, allowsFiles: Bool) {

@@ -8,7 +8,8 @@ extension TwoTierCache {
         public var memory: MemoryCache<String, Data>.Configuration
         /// The disk tier's limits: 512 MB of bytes by default, no age limit.
         public var disk: DiskCache.Configuration
-        /// The downloader's limits: 6 downloads at once and 64 MB per body by default.
+        /// The downloader's limits: 6 downloads at once and 64 MB per body by default; its
+        /// `log` also receives the two-tier cache's own events (a download not stored on disk).
         public var downloader: Downloader.Configuration
 
         /// Builds a configuration from the parts' own.

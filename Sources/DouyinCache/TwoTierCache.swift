@@ -1,3 +1,4 @@
+import DouyinLogging
 import DouyinSupport
 import Foundation
 
@@ -303,6 +304,10 @@ public final class TwoTierCache: Sendable {
             // Out of the table before its waiters resume, so a caller who comes next starts
             // afresh (or finds the bytes) instead of joining a finished flight.
             if state.flights[key]?.call === call { state.flights[key] = nil }
+        }
+        if let storeFailure, let log = downloader.configuration.log {
+            log(LogEvent(level: .notice, subsystem: "DouyinCache.TwoTierCache", message: "download not stored on disk",
+                         metadata: ["url": url.absoluteString, "error": "\(storeFailure)"]))
         }
         call.finish(result.map { ($0.data, .network, storeFailure) }.mapError { $0 as any Error })
     }

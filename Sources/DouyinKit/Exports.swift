@@ -1,4 +1,5 @@
 @_exported import DouyinModels
+@_exported import DouyinLogging
 @_exported import DouyinGift
 @_exported import DouyinCache
 @_exported import DouyinWebP

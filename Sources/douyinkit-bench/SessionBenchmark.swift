@@ -9,8 +9,11 @@ import Foundation
 /// Test bed: 8 ffmpeg clips of 6 s in three gears (~0.6/1.2/2.4 Mbit/s, half with `moov` at
 /// the end), a feed of 48 items over them, a loopback origin with one token bucket for all its
 /// connections and 40 ms before each first byte. `SESSION_SWIPES` (default 40, split over 2
-/// rounds), `SESSION_RATES` (Mbit/s, default `8,4,16`) and `SESSION_PLAY_AHEAD_MS` (the
-/// adaptive buffer target, default the library's 1,500) change the run.
+/// rounds), `SESSION_RATES` (Mbit/s, default `8,4,16`), `SESSION_POLICIES` (default all three,
+/// for an experiment run) and `SESSION_PLAY_AHEAD_MS` (the adaptive buffer target's ceiling,
+/// default the library's 1,500) change the run. Besides the table, the throughput the playing
+/// video got (bytes/s of its transfers while they flowed) under each policy, adaptive against
+/// none on the same traces: the "≥ 95 % of the throughput with preloading off".
 enum SessionBenchmark {
     static func run() async throws {
         let environment = ProcessInfo.processInfo.environment
@@ -32,7 +35,8 @@ enum SessionBenchmark {
         for rate in rates {
             try await origin.setRate(rate * 1_000_000)
             var reports: [FeedSession.Policy: [SessionReport]] = [:]
-            let policies = FeedSession.Policy.allCases
+            let named = (environment["SESSION_POLICIES"] ?? "").split(separator: ",").compactMap { FeedSession.Policy(rawValue: String($0)) }
+            let policies = named.isEmpty ? FeedSession.Policy.allCases : named
             for (round, trace) in traces.enumerated() {
                 for shift in 0..<policies.count {
                     let policy = policies[(shift + round + rates.firstIndex(of: rate)!) % policies.count]
@@ -47,12 +51,23 @@ enum SessionBenchmark {
                 }
             }
             print("\n\(rate) Mbit/s")
-            print("| policy | ready % (fwd) | p50 start ms | p95 start ms | stall % | MB fetched | MB played | unplayed % | dup bytes | kbit/s played | gear switches |")
-            print("|---|---|---|---|---|---|---|---|---|---|---|")
+            print("| policy | ready % (fwd) | p50 start ms | p95 start ms | stall % | MB fetched | MB played | unplayed % | dup bytes | kbit/s played | gear switches | playing kB/s |")
+            print("|---|---|---|---|---|---|---|---|---|---|---|---|")
             for policy in policies {
                 print(row(policy, reports[policy] ?? []))
             }
+            if let adaptive = throughput(reports[.adaptive] ?? []), let none = throughput(reports[.none] ?? []), none > 0 {
+                print("playing video throughput, adaptive / none: \(fixed(adaptive / none * 100, 1)) % (\(fixed(adaptive / 1000, 0)) vs \(fixed(none / 1000, 0)) kB/s)")
+            }
         }
+    }
+
+    /// The playing video's throughput over a policy's rounds, bytes per second; `nil` without a transfer.
+    static func throughput(_ reports: [SessionReport]) -> Double? {
+        let bytes = reports.reduce(Int64(0)) { $0 + $1.playingTransferBytes }
+        let time = reports.reduce(Duration.zero) { $0 + $1.playingTransferTime }
+        let seconds = Double(time.components.seconds) + Double(time.components.attoseconds) / 1e18
+        return seconds > 0 ? Double(bytes) / seconds : nil
     }
 
     /// One table row over a policy's rounds (percentiles over each round's swipes 2...N).
@@ -79,6 +94,6 @@ enum SessionBenchmark {
         return "| \(policy.rawValue) | \(fixed(ready, 1)) | \(percentile(50)) | \(percentile(95)) | "
             + "\(fixed(seconds(watch) > 0 ? seconds(stall) / seconds(watch) * 100 : 0, 2)) | \(fixed(Double(fetched) / 1e6)) | "
             + "\(fixed(Double(played) / 1e6)) | \(fixed(fetched > 0 ? Double(unplayed) / Double(fetched) * 100 : 0, 1)) | \(duplicate) | "
-            + "\(Int(rates.reduce(0, +) / Double(max(1, rates.count)) / 1000)) | \(switches) |"
+            + "\(Int(rates.reduce(0, +) / Double(max(1, rates.count)) / 1000)) | \(switches) | \(throughput(reports).map { fixed($0 / 1000, 0) } ?? "–") |"
     }
 }

@@ -12,52 +12,55 @@ import Testing
     }
 
     static let faststart = StartBytes(head: 0..<160_000, tail: nil)
+    /// A link slow enough that the buffer target is its 1.5 s ceiling.
+    static let slow: Int64 = 500_000
     static let moovAtEnd = StartBytes(head: 0..<150_040, tail: 1_490_000..<1_500_000)
 
     @Test func thePlayingItemGetsItsStartBytesFirst() {
         let playing = Self.item(0, start: Self.moovAtEnd, held: [0..<150_040])
-        let fetch = AdaptivePlan.playingFetch(playing, readPosition: nil)
+        let fetch = AdaptivePlan.playingFetch(playing, readPosition: nil, estimate: Self.slow)
         #expect(fetch?.range == 1_490_000..<1_500_000)
         #expect(fetch?.purpose == .playingStart)
-        #expect(!AdaptivePlan.admitsPreload(playing, readPosition: nil), "not started: nothing else")
+        #expect(!AdaptivePlan.admitsPreload(playing, readPosition: nil, estimate: Self.slow), "not started: nothing else")
     }
 
     @Test func anUnknownLayoutIsProbed() {
-        let fetch = AdaptivePlan.playingFetch(Self.item(0, length: nil), readPosition: nil)
+        let fetch = AdaptivePlan.playingFetch(Self.item(0, length: nil), readPosition: nil, estimate: Self.slow)
         #expect(fetch?.range.lowerBound == 0)
         // 32 KiB + 1 s at 1.2 Mbit/s (a literal: in #expect an arithmetic right side is typed Int).
         #expect(fetch?.range.upperBound == 182_768)
     }
 
-    /// 1.5 s at 1.2 Mbit/s is 225,000 bytes: below that ahead, the playing item tops up to
-    /// 1.5 s ahead (at least 0.5 s, 75,000 bytes) and preloads wait; at it, they may run.
+    /// On a slow link the target is 1.5 s, at 1.2 Mbit/s 225,000 bytes: below that ahead, the
+    /// playing item tops up to 1.5 s ahead (at least 0.25 s, 37,500 bytes) and preloads wait;
+    /// at it, they may run.
     @Test func preloadsWaitForThePlayingBuffer() {
         let low = Self.item(0, start: Self.faststart, held: [0..<300_000])
-        let fetch = AdaptivePlan.playingFetch(low, readPosition: 160_000)
+        let fetch = AdaptivePlan.playingFetch(low, readPosition: 160_000, estimate: Self.slow)
         #expect(fetch?.range == 300_000..<385_000)
         #expect(fetch?.purpose == .playing)
-        #expect(!AdaptivePlan.admitsPreload(low, readPosition: 160_000))
+        #expect(!AdaptivePlan.admitsPreload(low, readPosition: 160_000, estimate: Self.slow))
 
         let nearlyFull = Self.item(0, start: Self.faststart, held: [0..<380_000])
-        #expect(AdaptivePlan.playingFetch(nearlyFull, readPosition: 160_000)?.range == 380_000..<455_000, "at least the refill")
+        #expect(AdaptivePlan.playingFetch(nearlyFull, readPosition: 160_000, estimate: Self.slow)?.range == 380_000..<417_500, "at least the refill")
 
         let full = Self.item(0, start: Self.faststart, held: [0..<385_000])
-        #expect(AdaptivePlan.playingFetch(full, readPosition: 160_000) == nil)
-        #expect(AdaptivePlan.admitsPreload(full, readPosition: 160_000))
+        #expect(AdaptivePlan.playingFetch(full, readPosition: 160_000, estimate: Self.slow) == nil)
+        #expect(AdaptivePlan.admitsPreload(full, readPosition: 160_000, estimate: Self.slow))
 
         let whole = Self.item(0, length: 200_000, start: Self.faststart, held: [0..<200_000])
-        #expect(AdaptivePlan.admitsPreload(whole, readPosition: 190_000), "held to its end")
+        #expect(AdaptivePlan.admitsPreload(whole, readPosition: 190_000, estimate: Self.slow), "held to its end")
     }
 
     @Test func startBytesOfTheWindowNearestFirstThenDepthWhenSpare() {
         var window = [
             Self.item(1, start: Self.faststart, held: [0..<160_000]),
-            Self.item(2, start: Self.moovAtEnd, held: [0..<225_040]),
+            Self.item(2, start: Self.moovAtEnd, held: [0..<150_040]),
             Self.item(3),
         ]
-        // The start bytes come with 0.5 s (75,000 bytes) of lead.
+        // After its start bytes, the nearest item gets its buffer target: 0.5 s (75,000 bytes) at 8 Mbit/s.
         let lead = AdaptivePlan.preloadFetch(window: window, depth: .seconds(1), estimate: 8_000_000, playingBitRate: 2_400_000)
-        #expect(lead == AdaptivePlan.Fetch(index: 1, url: window[0].gear.url, range: 160_000..<235_000, purpose: .start))
+        #expect(lead == AdaptivePlan.Fetch(index: 1, url: window[0].gear.url, range: 160_000..<235_000, purpose: .lead))
         window[0].held.insert(160_000..<235_000)
         let first = AdaptivePlan.preloadFetch(window: window, depth: .seconds(1), estimate: 8_000_000, playingBitRate: 2_400_000)
         #expect(first == AdaptivePlan.Fetch(index: 2, url: window[1].gear.url, range: 1_490_000..<1_500_000, purpose: .start))
@@ -65,9 +68,10 @@ import Testing
         var done = window
         done[1].held.insert(1_490_000..<1_500_000)
         done[2].start = Self.faststart
-        done[2].held.insert(0..<235_000)
+        done[2].held.insert(0..<160_000)
+        // Depth goes to the further items, up to their buffer target (0.5 s), nearest first.
         let depth = AdaptivePlan.preloadFetch(window: done, depth: .seconds(1), estimate: 8_000_000, playingBitRate: 2_400_000)
-        #expect(depth == AdaptivePlan.Fetch(index: 1, url: window[0].gear.url, range: 235_000..<310_000, purpose: .depth))
+        #expect(depth == AdaptivePlan.Fetch(index: 2, url: window[1].gear.url, range: 150_040..<225_040, purpose: .depth))
 
         // Not spare: 0.5 × 4 Mbit/s does not exceed a 2.4 Mbit/s playing gear.
         #expect(AdaptivePlan.preloadFetch(window: done, depth: .seconds(1), estimate: 4_000_000, playingBitRate: 2_400_000) == nil)

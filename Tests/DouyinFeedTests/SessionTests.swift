@@ -61,6 +61,78 @@ import Testing
         #expect(report.views.contains { $0.started }, "something played")
     }
 
+    /// No byte range of one URL arrives twice, whatever the policy: the fixed and none
+    /// policies' AVPlayer-like reader asks for the head, the `moov` tail, then the rest, one
+    /// request at a time (its 0-1 probe and tail read used to overlap its whole-file read).
+    @Test(arguments: FeedSession.Policy.allCases)
+    func noPolicyFetchesARangeTwice(policy: FeedSession.Policy) async throws {
+        let bed = try await Self.bed()
+        defer { bed.origin.stop(); bed.folder.remove() }
+        var configuration = FeedSession.Configuration()
+        configuration.policy = policy
+        let session = try FeedSession(items: bed.items, directory: bed.folder.appending("cache"), configuration: configuration)
+        let report = await SessionReplay.run(session, trace: Self.trace)
+        #expect(report.duplicateBytes == 0, "\(policy): \(report.duplicateBytes) bytes twice")
+        #expect(report.views.contains { $0.started }, "something played")
+    }
+
+    /// A session over a warm cache (bytes and length stored by an earlier run) tops its playing
+    /// item up from what is held: the length comes from the cache, not only from its own fetches.
+    @Test func aWarmCachesPlayingItemIsToppedUp() async throws {
+        let bed = try await Self.bed()
+        defer { bed.origin.stop(); bed.folder.remove() }
+        let directory = bed.folder.appending("cache")
+        let probe = try FeedSession(items: bed.items, directory: bed.folder.appending("probe"))
+        let url = try #require(probe.gear(for: 0)).url
+        probe.cancel()
+        let half: Int64
+        do {
+            let warm = try VideoCache(directory: directory, sizeLimit: 1 << 30, origin: URLSessionOrigin())
+            let reader = warm.reader(for: url)
+            let length = try #require(try await reader.contentInfo().length)
+            half = length / 2
+            _ = try await reader.read(0..<half)
+            reader.close()
+        }
+        let session = try FeedSession(items: bed.items, directory: directory)
+        defer { session.cancel() }
+        session.show(0)
+        #expect(session.gear(for: 0)?.url == url)
+        await session.playbackPosition(half - 1_000)
+        let toppedUp = await Self.eventually { (session.videoCache.cachedRanges(for: url).heldRunEnd(from: 0) ?? 0) > half }
+        #expect(toppedUp, "held to \(session.videoCache.cachedRanges(for: url)), half \(half)")
+    }
+
+    /// The adaptive session re-plans on the playing item's change stream: bytes another reader
+    /// of its cache stores (an app's player reading through it) start a re-plan, with no
+    /// position report and no fetch of its own ending.
+    @Test func bytesAnotherReaderStoresReplanTheSession() async throws {
+        let bed = try await Self.bed()
+        defer { bed.origin.stop(); bed.folder.remove() }
+        let session = try FeedSession(items: bed.items, directory: bed.folder.appending("cache"))
+        defer { session.cancel() }
+        session.show(0)
+        let url = try #require(session.gear(for: 0)).url
+        // The session fetches the head only (no position is reported): settle, then store the tail.
+        #expect(await Self.eventually { session.origin.ledger.transfers.allSatisfy { $0.lastChunk != nil } && session.origin.ledger.requests > 0 })
+        let before = session.statistics.changeReplans
+        let reader = session.videoCache.reader(for: url)
+        let length = try #require(try await reader.contentInfo().length)
+        try await reader.prefetch((length - 20_000)..<length)
+        reader.close()
+        let replanned = await Self.eventually { session.statistics.changeReplans > before }
+        #expect(replanned, "re-plans on changes: \(before) before, \(session.statistics.changeReplans) after")
+    }
+
+    /// Waits (at most 20 s, in 10 ms steps) for `condition`; whether it came true.
+    static func eventually(_ condition: () -> Bool) async -> Bool {
+        for _ in 0..<2_000 {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return condition()
+    }
+
     /// The verb prints a line a swipe and the summary, exactly in DESIGN.md's format, and the
     /// summary adds up its lines.
     @Test(arguments: ["fixed", "none"])

@@ -1,3 +1,4 @@
+import DouyinLogging
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -35,6 +36,10 @@ extension APIClient {
         /// cover a fresh timestamp. `nil` (the default) sends requests as built. An error it
         /// throws ends the call with ``APIError/adaptationFailed(endpoint:reason:)``.
         public var adaptRequest: (@Sendable (_ request: URLRequest, _ endpoint: Endpoint) async throws -> URLRequest)?
+        /// Where the client's events go: each retry (with the attempt, the wait and why), the
+        /// 401 that renews the token, a request that failed for good, an answer taken from the
+        /// fallback. `nil` by default: nothing is logged.
+        public var log: LogHandler?
 
         /// The defaults.
         public init() {}

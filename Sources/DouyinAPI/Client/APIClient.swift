@@ -1,3 +1,4 @@
+import DouyinLogging
 import DouyinModels
 import DouyinSupport
 import Foundation
@@ -150,6 +151,7 @@ public final class APIClient: Sendable {
                 } catch {
                     if case .http(_, 401, _) = error, let token, !reauthorized {
                         (rejected, reauthorized) = (token, true)
+                        log(.notice, "token rejected, sending again with a renewed one", endpoint)
                         continue
                     }
                     failure = error
@@ -180,6 +182,7 @@ public final class APIClient: Sendable {
                                                 failure: retryFailure, random: random(), now: Date())
             switch decision {
             case .retry(let delay):
+                log(.notice, "retrying", endpoint, ["attempt": String(sent + 1), "delaySeconds": String(delay.inSeconds), "error": "\(failure)"])
                 // Sleeping on the caller's task: cancelling it ends the wait with CancellationError.
                 try await clock.sleep(for: delay)
                 attempt += 1
@@ -187,11 +190,20 @@ public final class APIClient: Sendable {
                 if let fallback = configuration.fallback, FallbackStore.covers(failure),
                    let answer = fallback.answer(request, attempts: sent, reason: failure) {
                     state.withLock { $0.statistics.fallbackAnswers += 1 }
+                    log(.notice, "answered from the fallback", endpoint, ["error": "\(failure)"])
                     return answer
                 }
+                log(.error, "request failed", endpoint, ["attempts": String(sent), "error": "\(failure)"])
                 throw failure
             }
         }
+    }
+
+    /// Sends an event to ``Configuration/log``, if one is set (its values built only then).
+    private func log(_ level: LogEvent.Level, _ message: String, _ endpoint: Endpoint, _ values: @autoclosure () -> [String: String] = [:]) {
+        guard let handler = configuration.log else { return }
+        handler(LogEvent(level: level, subsystem: "DouyinAPI.APIClient", message: message,
+                         metadata: values().merging(["endpoint": endpoint.path]) { $1 }))
     }
 
     /// One attempt's request: `built` with the token (the current one, or the replacement of

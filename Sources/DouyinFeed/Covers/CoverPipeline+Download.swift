@@ -1,4 +1,5 @@
 import DouyinCache
+import DouyinLogging
 import DouyinVideoCache
 import DouyinWebP
 import Foundation
@@ -82,6 +83,7 @@ extension CoverPipeline {
     func download(_ url: URL, flight: Int) async {
         var data = Data()
         var shown = false
+        log(.debug, "cover download started", url)
         do {
             let request = CoverResume.whole(url)
             let response = try await origin.fetch(request)
@@ -105,6 +107,7 @@ extension CoverPipeline {
                 do {
                     if let frame = try WebPAnimation.firstFrame(ofPartialData: data, maxCanvasPixels: configuration.maxCanvasPixels) {
                         shown = true
+                        log(.debug, "first frame shown before the file was complete", url, ["bytes": String(data.count)])
                         resume(url, flight: flight, with: .success(frame), progressive: true)
                         if pauseIfOthersWait(url, flight: flight, data: data, info: info) { return }
                     }
@@ -121,6 +124,7 @@ extension CoverPipeline {
             }
             // A 206 that sent fewer bytes than the file has is shown but not stored as whole.
             if info.length.map({ $0 == Int64(data.count) }) ?? true { try? imageCache.store(data, for: url) }
+            log(.info, "cover download ended", url, ["bytes": String(data.count)])
         } catch {
             let failure: any Error = if error is CancellationError || (error as? VideoCacheError) == .cancelled {
                 CancellationError()
@@ -129,9 +133,17 @@ extension CoverPipeline {
             } else {
                 CoverError.transport(url: url.absoluteString, reason: "\(error)")
             }
+            if !(failure is CancellationError) { log(.error, "cover download failed", url, ["error": "\(failure)"]) }
             if !shown { resume(url, flight: flight, with: .failure(failure), progressive: false) }
         }
         finishDownload(url, flight: flight)
+    }
+
+    /// Sends an event to ``Configuration/log``, if one is set (its values built only then).
+    private func log(_ level: LogEvent.Level, _ message: String, _ url: URL, _ values: @autoclosure () -> [String: String] = [:]) {
+        guard let handler = configuration.log else { return }
+        handler(LogEvent(level: level, subsystem: "DouyinFeed.CoverPipeline", message: message,
+                         metadata: values().merging(["url": url.absoluteString]) { $1 }))
     }
 
     func decodeFirstFrame(of data: Data, url: URL) async throws -> WebPCanvasFrame {

@@ -1,4 +1,5 @@
 import DouyinCache
+import DouyinLogging
 import DouyinSupport
 import DouyinVideoCache
 import DouyinWebP
@@ -36,6 +37,10 @@ public final class CoverPipeline: Sendable {
         /// The largest canvas decoded, in pixels: WebPAnimation's default (16.7 M) by default;
         /// 1 or more.
         public var maxCanvasPixels = WebPAnimation.defaultMaxCanvasPixels
+        /// Where the pipeline's events go: each cover download's start, its first frame shown
+        /// before the file was complete, its end with the bytes, its failure. `nil` by default:
+        /// nothing is logged.
+        public var log: LogHandler?
         /// The defaults.
         public init() {}
     }

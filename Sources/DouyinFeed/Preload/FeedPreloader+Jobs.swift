@@ -1,4 +1,5 @@
 import DouyinCache
+import DouyinLogging
 import DouyinSupport
 import DouyinVideoCache
 import Foundation
@@ -6,6 +7,7 @@ import Foundation
 extension FeedPreloader {
     /// One job, start to end; reports its outcome to the scheduler.
     func run(_ job: PreloadPlanner.Job, id: Int, reader box: LockedBox<VideoReader?>) async {
+        log(.debug, "job started", job)
         var event = Event(job: job, bytes: 0, fetched: false, failure: nil)
         let outcome: PreloadScheduler.Outcome
         switch job.kind {
@@ -70,7 +72,25 @@ extension FeedPreloader {
             }
         }
         let cancelled: Bool = if case .cancelled = outcome { true } else { false }
+        if cancelled {
+            log(.debug, "job cancelled", job)
+        } else if let failure = event.failure {
+            log(.error, "job failed", job, ["error": failure])
+        } else {
+            log(.info, "job ended", job, ["bytes": String(event.bytes), "fetched": String(event.fetched)])
+        }
         finish(job, id: id, outcome: outcome, event: cancelled ? nil : event)
+    }
+
+    /// Sends an event to ``Configuration/log``, if one is set (its values built only then).
+    private func log(_ level: LogEvent.Level, _ message: String, _ job: PreloadPlanner.Job, _ values: @autoclosure () -> [String: String] = [:]) {
+        guard let handler = configuration.log else { return }
+        var metadata = values()
+        metadata["job"] = "\(job.kind)"
+        metadata["index"] = String(job.index)
+        metadata["url"] = job.url.absoluteString
+        if let range = job.range { metadata["range"] = "\(range.lowerBound)-\(range.upperBound - 1)" }
+        handler(LogEvent(level: level, subsystem: "DouyinFeed.FeedPreloader", message: message, metadata: metadata))
     }
 
     private func finish(_ job: PreloadPlanner.Job, id: Int, outcome: PreloadScheduler.Outcome, event: Event?) {

@@ -1,4 +1,5 @@
 import DouyinCache
+import DouyinLogging
 import DouyinSupport
 import DouyinVideoCache
 import Foundation
@@ -15,7 +16,7 @@ import Foundation
 /// ```
 ///
 /// While the current video plays, it listens to the video cache's change stream for that video
-/// (``VideoCache/changes(for:)``) until it holds its watermark: it is told after every store,
+/// (`VideoCache.changes(for:)`) until it holds its watermark: it is told after every store,
 /// drop and block check, and never polls. Everything the jobs fetch stays cached when they are
 /// cancelled; the video cache shares downloads with the player, so nothing is fetched twice.
 public final class FeedPreloader: Sendable {
@@ -23,6 +24,10 @@ public final class FeedPreloader: Sendable {
     public struct Configuration: Sendable {
         /// The planner's rules (window, prefix size, watermark, concurrency).
         public var planner = PreloadPlanner.Configuration()
+        /// Where the preloader's events go: each job's start, and its end (bytes held, whether
+        /// any came from the network) or failure; cancelled jobs end at `debug`. `nil` by
+        /// default: nothing is logged.
+        public var log: LogHandler?
         /// The defaults.
         public init() {}
     }

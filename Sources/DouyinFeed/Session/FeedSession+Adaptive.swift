@@ -3,8 +3,9 @@ import DouyinVideoCache
 import Foundation
 
 /// The adaptive policy performed: ``AdaptivePlan`` decides, this runs at most one playing
-/// fetch and one preload at a time, re-planning whenever a fetch ends, the item changes or
-/// the player reports its position (no timer of its own).
+/// fetch and one preload at a time, re-planning whenever a fetch ends, the item changes, the
+/// player reports its position, or the playing item's cached bytes change (the cache's change
+/// stream: bytes the app's own player stores count as soon as they land). No timer of its own.
 extension FeedSession {
     /// The items ahead of `index` in the learned window.
     func window(after index: Int, profile: SessionProfile) -> [Int] {
@@ -52,7 +53,28 @@ extension FeedSession {
             return stops
         }
         for lane in stops { Self.stop(lane) }
+        if let url = state.withLock({ $0.known[index]?.gear.url }) { watch(url) }
         kick()
+    }
+
+    /// Follows `url`'s cached bytes (the playing item's gear) and re-plans on each change,
+    /// replacing the previous item's watcher.
+    private func watch(_ url: URL) {
+        let changes = videoCache.changes(for: url)
+        let task = Task { [weak self] in
+            for await _ in changes {
+                guard let self, !Task.isCancelled else { return }
+                state.withLock { $0.changeReplans += 1 }
+                kick()
+            }
+        }
+        let replaced = state.withLock { state -> Task<Void, Never>? in
+            // A session already cancelled keeps no watcher.
+            guard !state.closed else { return task }
+            defer { state.watcher = task }
+            return state.watcher
+        }
+        replaced?.cancel()
     }
 
     /// Re-plans and starts what the rules ask for, if its lane is free.
@@ -73,14 +95,19 @@ extension FeedSession {
         let (current, generation, readPosition, known, profile, playingBusy, preloadBusy) = snapshot
         guard let playing = planItem(current, known) else { return }
         var next: (AdaptivePlan.Fetch, isPlaying: Bool)?
-        if !playingBusy, let fetch = AdaptivePlan.playingFetch(playing, readPosition: readPosition, configuration: configuration.plan) {
+        // The preload that would come next, and what it costs the playing item: held ahead first.
+        let candidates = window(after: current, profile: profile).compactMap { planItem($0, known) }
+        let pending = preloadBusy ? nil : AdaptivePlan.preloadFetch(window: candidates, depth: profile.depth, estimate: estimate,
+                                                                    playingBitRate: playing.gear.bitRate, configuration: configuration.plan)
+        let reserve = pending.map {
+            AdaptivePlan.reserve(for: $0, nearest: candidates.first?.index, estimate: estimate, configuration: configuration.plan)
+        } ?? .zero
+        if !playingBusy, let fetch = AdaptivePlan.playingFetch(playing, readPosition: readPosition, estimate: estimate, reserve: reserve,
+                                                               configuration: configuration.plan) {
             next = (fetch, true)
-        } else if !playingBusy, !preloadBusy, AdaptivePlan.admitsPreload(playing, readPosition: readPosition, configuration: configuration.plan) {
-            let window = window(after: current, profile: profile).compactMap { planItem($0, known) }
-            if let fetch = AdaptivePlan.preloadFetch(window: window, depth: profile.depth, estimate: estimate,
-                                                     playingBitRate: playing.gear.bitRate, configuration: configuration.plan) {
-                next = (fetch, false)
-            }
+        } else if !playingBusy, let pending,
+                  AdaptivePlan.admitsPreload(playing, readPosition: readPosition, estimate: estimate, reserve: reserve, configuration: configuration.plan) {
+            next = (pending, false)
         }
         guard let next else { return }
         let (fetch, isPlaying) = next
@@ -97,7 +124,10 @@ extension FeedSession {
 
     private func planItem(_ index: Int, _ known: [Int: Known]) -> AdaptivePlan.Item? {
         guard let entry = known[index] else { return nil }
-        return AdaptivePlan.Item(index: index, gear: entry.gear, length: entry.length, start: entry.start,
+        // A length the cache learnt before this session (a warm cache) counts too: without it
+        // the playing item of a warm cache would never be topped up.
+        let length = entry.length ?? videoCache.contentInfo(for: entry.gear.url)?.length
+        return AdaptivePlan.Item(index: index, gear: entry.gear, length: length, start: entry.start,
                                  held: videoCache.cachedRanges(for: entry.gear.url))
     }
 

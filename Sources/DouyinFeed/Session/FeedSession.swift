@@ -57,6 +57,9 @@ public final class FeedSession: Sendable {
     public struct Statistics: Sendable, Hashable {
         /// Items whose preload gear was dropped at playback because it would have stalled.
         public var gearSwitches: Int
+        /// Re-plans started by the playing item's cached bytes changing (the cache's change
+        /// stream, whoever stored them), beside those started by fetch ends, swipes and positions.
+        public var changeReplans: Int
         /// The bandwidth estimate now, bits per second.
         public var estimate: Int64
         /// What the session has learned.
@@ -101,6 +104,8 @@ public final class FeedSession: Sendable {
         var preload: Lane?
         var nextID = 0
         var gearSwitches = 0
+        var changeReplans = 0
+        var watcher: Task<Void, Never>?
         var closed = false
     }
 
@@ -190,14 +195,16 @@ public final class FeedSession: Sendable {
 
     /// Stops every fetch; nothing starts again. Idempotent.
     public func cancel() {
-        let lanes = state.withLock { state -> [Lane] in
+        let (lanes, watcher) = state.withLock { state -> ([Lane], Task<Void, Never>?) in
             state.closed = true
             defer {
                 state.playing = nil
                 state.preload = nil
+                state.watcher = nil
             }
-            return [state.playing, state.preload].compactMap { $0 }
+            return ([state.playing, state.preload].compactMap { $0 }, state.watcher)
         }
+        watcher?.cancel()
         for lane in lanes { Self.stop(lane) }
         preloader?.cancel()
     }
@@ -205,7 +212,9 @@ public final class FeedSession: Sendable {
     /// The counts now.
     public var statistics: Statistics {
         let estimate = meter.estimate
-        return state.withLock { Statistics(gearSwitches: $0.gearSwitches, estimate: estimate, profile: $0.profile) }
+        return state.withLock {
+            Statistics(gearSwitches: $0.gearSwitches, changeReplans: $0.changeReplans, estimate: estimate, profile: $0.profile)
+        }
     }
 
     static func stop(_ lane: Lane) {

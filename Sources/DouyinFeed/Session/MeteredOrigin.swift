@@ -2,7 +2,7 @@ import DouyinSupport
 import DouyinVideoCache
 import Foundation
 
-/// A ``VideoOrigin`` in front of another that tells a ``BandwidthMeter`` about every transfer
+/// A `DouyinVideoCache.VideoOrigin` in front of another that tells a ``BandwidthMeter`` about every transfer
 /// and counts what arrives: body bytes (cancelled responses included), and per URL which byte
 /// ranges arrived, so a session can say how much was fetched twice and how much never played.
 public final class MeteredOrigin: VideoOrigin {
@@ -16,6 +16,23 @@ public final class MeteredOrigin: VideoOrigin {
         public var received: [URL: ByteRangeSet] = [:]
         /// Bytes received that had already arrived once for the same URL.
         public var duplicateBytes: Int64 = 0
+        /// Every response with a body, in the order they were sent.
+        public var transfers: [Transfer] = []
+    }
+
+    /// One response's timing on the continuous clock, for throughput: how fast its bytes came
+    /// once they flowed (the wait for the first byte is not counted).
+    public struct Transfer: Sendable, Hashable {
+        /// The URL fetched.
+        public var url: URL
+        /// When the request was sent.
+        public var sent: ContinuousClock.Instant
+        /// When the first body chunk arrived; `nil` before it did.
+        public var firstChunk: ContinuousClock.Instant?
+        /// When the latest body chunk arrived; `nil` before the first did.
+        public var lastChunk: ContinuousClock.Instant?
+        /// Body bytes after the first chunk (those that took ``lastChunk`` − ``firstChunk``).
+        public var bytesAfterFirst: Int64 = 0
     }
 
     /// The meter fed.
@@ -56,7 +73,11 @@ public final class MeteredOrigin: VideoOrigin {
     /// Forwards the request; the body is passed through as it arrives, counted on the way.
     public func fetch(_ request: OriginRequest) async throws -> OriginResponse {
         meter.transferStarted()
-        ledgerBox.withLock { $0.requests += 1 }
+        let transfer = ledgerBox.withLock { ledger -> Int in
+            ledger.requests += 1
+            ledger.transfers.append(Transfer(url: request.url, sent: .now))
+            return ledger.transfers.count - 1
+        }
         let response: OriginResponse
         do {
             response = try await base.fetch(request)
@@ -79,7 +100,14 @@ public final class MeteredOrigin: VideoOrigin {
                         let range = offset..<(offset + Int64(chunk.count))
                         offset = range.upperBound
                         meter.bytesReceived(Int64(chunk.count))
+                        let arrived = ContinuousClock.now
                         ledgerBox.withLock { ledger in
+                            if ledger.transfers[transfer].firstChunk == nil {
+                                ledger.transfers[transfer].firstChunk = arrived
+                            } else {
+                                ledger.transfers[transfer].bytesAfterFirst += Int64(chunk.count)
+                            }
+                            ledger.transfers[transfer].lastChunk = arrived
                             ledger.bodyBytes += Int64(chunk.count)
                             var held = ledger.received[url] ?? ByteRangeSet()
                             let fresh = held.missing(in: range).reduce(Int64(0)) { $0 + Int64($1.count) }

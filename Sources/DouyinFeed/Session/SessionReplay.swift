@@ -8,8 +8,9 @@ import Foundation
 /// the end of the bytes held.
 ///
 /// Under ``FeedSession/Policy/fixed`` and ``FeedSession/Policy/none`` the player reads the
-/// rest of the playing file as one read, as AVPlayer does (and the `moov` tail beside it when
-/// the file needs it); under ``FeedSession/Policy/adaptive`` the session fetches for it.
+/// playing file as AVPlayer does — its head, the `moov` tail when the file needs it, then the
+/// rest as one read — one request at a time, so no byte range is fetched twice; under
+/// ``FeedSession/Policy/adaptive`` the session fetches for it.
 public enum SessionReplay {
     /// How often the player reports its position: 100 ms.
     public static let tick: Duration = .milliseconds(100)
@@ -32,6 +33,7 @@ public enum SessionReplay {
         var iterator = signals.makeAsyncIterator()
         var views: [SessionReport.View] = []
         var played: [URL: ByteRangeSet] = [:]
+        var onScreen: [(url: URL, from: ContinuousClock.Instant, to: ContinuousClock.Instant)] = []
         for (offset, swipe) in trace.swipes.enumerated() {
             let number = offset + 1
             let shown = clock.now
@@ -63,6 +65,7 @@ public enum SessionReplay {
                 }
             }
             timer.cancel()
+            onScreen.append((gear.url, shown, clock.now))
             let view = player.finish(number: number, item: swipe.item, shownAt: shownUnix, watch: watch, played: &played)
             views.append(view)
             onView(view)
@@ -77,8 +80,15 @@ public enum SessionReplay {
                 playedReceived += Int64(range.count) - received.missing(in: range).reduce(0) { $0 + Int64($1.count) }
             }
         }
-        return SessionReport(views: views, originBytes: ledger.bodyBytes, duplicateBytes: ledger.duplicateBytes,
-                             unplayedBytes: max(0, ledger.bodyBytes - playedReceived), gearSwitches: session.statistics.gearSwitches)
+        var report = SessionReport(views: views, originBytes: ledger.bodyBytes, duplicateBytes: ledger.duplicateBytes,
+                                   unplayedBytes: max(0, ledger.bodyBytes - playedReceived), gearSwitches: session.statistics.gearSwitches)
+        for transfer in ledger.transfers {
+            guard let first = transfer.firstChunk, let last = transfer.lastChunk,
+                  onScreen.contains(where: { $0.url == transfer.url && $0.from <= transfer.sent && transfer.sent < $0.to }) else { continue }
+            report.playingTransferBytes += transfer.bytesAfterFirst
+            report.playingTransferTime += first.duration(to: last)
+        }
+        return report
     }
 
     /// The player of one view.
@@ -87,7 +97,8 @@ public enum SessionReplay {
         let gear: Gear
         let reader: VideoReader
         var reading: Task<Void, Never>?
-        var tailRead: Task<Void, Never>?
+        /// What the fixed and none policies' player reads first: 64 KiB, the box headers.
+        static let headBytes: Int64 = 64 * 1024
         var length: Int64?
         var start: StartBytes?
         var startedAt: Duration?
@@ -98,15 +109,27 @@ public enum SessionReplay {
             self.gear = gear
             reader = session.videoCache.reader(for: gear.url)
             if session.configuration.policy != .adaptive {
-                // One read of the whole file, as AVPlayer does: the held part is served from
-                // the cache, the rest fetched.
-                reading = Task { [reader] in
-                    guard let length = try? await reader.contentInfo().length else { return }
-                    do {
-                        for try await _ in reader.chunks(0..<length) {}
-                    } catch {}
-                }
+                reading = Task { [reader] in await Self.readAsAVPlayer(reader) }
             }
+        }
+
+        /// The fixed and none policies' player: one read of the whole file, as AVPlayer does,
+        /// but one request at a time so that no byte is asked for twice: the head (its box
+        /// headers tell the layout), then the `moov` tail when `mdat` comes first, then the
+        /// rest as one read (held parts served from the cache, the rest fetched).
+        static func readAsAVPlayer(_ reader: VideoReader) async {
+            guard (try? await reader.read(0..<headBytes)) != nil, let length = reader.knownContentInfo?.length else { return }
+            let layout = await StartBytes.layout(length: length) { offset in
+                try? await reader.read(offset..<min(offset + 16, length))
+            }
+            var end = length
+            if case .moovAtEnd(_, let tail) = layout {
+                guard (try? await reader.prefetch(tail)) != nil else { return }
+                end = tail.lowerBound
+            }
+            do {
+                for try await _ in reader.chunks(0..<end) {}
+            } catch {}
         }
 
         /// Bytes held: in the cache, or arrived and about to be stored.
@@ -128,10 +151,6 @@ public enum SessionReplay {
                     return try? await reader.read(offset..<end)
                 }) {
                     start = StartBytes(layout: layout, length: length, bitRate: gear.bitRate)
-                    if let tail = start?.tail, reading != nil {
-                        // AVPlayer asks for the moov tail beside its read.
-                        tailRead = Task { [reader] in try? await reader.prefetch(tail) }
-                    }
                 }
             }
             if model == nil, let start, let length, start.ranges.allSatisfy({ held.contains($0) }) {
@@ -150,7 +169,6 @@ public enum SessionReplay {
 
         mutating func finish(number: Int, item: Int, shownAt: Int64, watch: Duration, played: inout [URL: ByteRangeSet]) -> SessionReport.View {
             reading?.cancel()
-            tailRead?.cancel()
             reader.close()
             var view = SessionReport.View(number: number, item: item, shownAtUnixMilliseconds: shownAt, url: gear.url, bitRate: gear.bitRate,
                                           start: watch, started: false, stall: .zero, watch: watch, playedBytes: 0)

@@ -47,6 +47,19 @@ public struct SessionReport: Sendable, Hashable {
     public var unplayedBytes: Int64
     /// Items whose preload gear was dropped at playback because it would have stalled.
     public var gearSwitches: Int
+    /// Bytes of the playing item's transfers (requests for the gear on screen, sent while it
+    /// was), after each response's first chunk: with ``playingTransferTime``, the throughput
+    /// the playing video got. 0 when none was made.
+    public var playingTransferBytes: Int64 = 0
+    /// The time those bytes took, first to last chunk of each response (the wait for the first
+    /// byte not counted); zero when none was made.
+    public var playingTransferTime: Duration = .zero
+
+    /// The throughput the playing video got, bytes per second while its transfers flowed;
+    /// `nil` when no transfer of a playing item took measurable time.
+    public var playingThroughput: Double? {
+        playingTransferTime > .zero ? Double(playingTransferBytes) / playingTransferTime.inSeconds : nil
+    }
 
     /// A report from its parts.
     public init(views: [View], originBytes: Int64, duplicateBytes: Int64, unplayedBytes: Int64, gearSwitches: Int) {

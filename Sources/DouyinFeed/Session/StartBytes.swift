@@ -45,7 +45,7 @@ public struct StartBytes: Sendable, Hashable {
         }
     }
 
-    /// Reads the layout from top-level box headers through ``MP4Layout/scan(length:header:)``
+    /// Reads the layout from top-level box headers through `DouyinVideoCache.MP4Layout.scan(length:header:)`
     /// (the package's one box walker), then the size of the box it stopped at: `moov` (its
     /// end) or `mdat` (where its payload begins). `header(offset)` answers up to 16 bytes at
     /// `offset`, `nil` when they are not available. `nil` when the layout cannot be told.

@@ -1,3 +1,4 @@
+import DouyinLogging
 import DouyinSupport
 import Foundation
 
@@ -36,6 +37,10 @@ public final class VideoCache: Sendable {
         /// its index across restarts). Default `Date.init`, the system's time; tests inject a
         /// fixed or stepped one.
         public var now: @Sendable () -> Date = { Date() }
+        /// Where the cache's events go: each origin download's start and end (with its bytes)
+        /// or failure, each resource dropped to stay under the size limit, each index found
+        /// inconsistent and discarded at start-up. `nil` by default: nothing is logged.
+        public var log: LogHandler?
 
         /// The default configuration.
         public init() {}
@@ -102,7 +107,7 @@ public final class VideoCache: Sendable {
         } catch {
             throw .cannotCreateDirectory(path: directory.path, errno: error.code)
         }
-        ledger = StorageLedger(directory: directory.path, sizeLimit: sizeLimit, files: files, now: configuration.now)
+        ledger = StorageLedger(directory: directory.path, sizeLimit: sizeLimit, files: files, now: configuration.now, log: configuration.log)
         recoverEntries()
     }
 
@@ -183,6 +188,9 @@ public final class VideoCache: Sendable {
 
     // MARK: Entries
 
+    /// The ``LogEvent/subsystem`` of the cache's events.
+    static let subsystem = "DouyinVideoCache.VideoCache"
+
     private func key(for url: URL) -> String {
         MD5Digest.hex(Data(configuration.cacheKey(url).utf8))
     }
@@ -235,7 +243,12 @@ public final class VideoCache: Sendable {
                 continue
             }
             var kept: Set<String> = []
-            if let metadata = ResourceMetadata.load(from: path + "/" + metadataName, key: key, files: files) {
+            let metadata = ResourceMetadata.load(from: path + "/" + metadataName, key: key, files: files)
+            if metadata == nil, names.contains(metadataName) {
+                configuration.log?(LogEvent(level: .notice, subsystem: Self.subsystem, message: "index discarded as inconsistent",
+                                            metadata: ["key": key, "file": metadataName]))
+            }
+            if let metadata {
                 let ranges = metadata.rangesOnDisk(in: path, files: files)
                 if !ranges.isEmpty {
                     kept = [metadataName, metadata.dataFileName]

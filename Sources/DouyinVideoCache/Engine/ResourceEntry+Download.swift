@@ -1,3 +1,4 @@
+import DouyinLogging
 import DouyinSupport
 import Foundation
 
@@ -18,6 +19,9 @@ extension ResourceEntry {
     private func run(_ id: Int, from source: URL) async {
         guard let (range, ifRange) = locked({ $0.state.request(of: id) }) else { return }
         let request = OriginRequest(url: source, range: range, ifRange: ifRange)
+        var received: Int64 = 0
+        log?(event(.debug, "download started", source, ["range": "\(range.lowerBound)-\(range.upperBound - 1)"]))
+        defer { log?(event(.info, "download ended", source, ["bytes": String(received)])) }
         do {
             var transfer = try await OriginTransfer.start(request, from: origin)
             guard transfer.hasBody else {
@@ -34,6 +38,7 @@ extension ResourceEntry {
             var wantsMore = true
             let ending = try await transfer.forEachChunk { chunk, bytes in
                 ledger.countOriginBytes(Int64(chunk.count))
+                received += Int64(chunk.count)
                 let (more, shouldPersist) = try accept(chunk, covering: bytes, for: id)
                 announce()
                 wantsMore = more
@@ -58,9 +63,16 @@ extension ResourceEntry {
             }
             finish(id, failure: nil)
         } catch {
-            finish(id, failure: Self.describe(error))
+            let failure = Self.describe(error)
+            if failure != .cancelled { log?(event(.error, "download failed", source, ["error": "\(failure)"])) }
+            finish(id, failure: failure)
         }
         persist()
+    }
+
+    /// One of this entry's download events.
+    private func event(_ level: LogEvent.Level, _ message: String, _ source: URL, _ values: [String: String]) -> LogEvent {
+        LogEvent(level: level, subsystem: VideoCache.subsystem, message: message, metadata: values.merging(["url": source.absoluteString]) { $1 })
     }
 
     /// Takes in what an answer's head said about the resource (see ``EntryState/adopt(_:for:wholeBody:ifRange:)``).

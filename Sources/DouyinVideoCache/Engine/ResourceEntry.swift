@@ -1,3 +1,4 @@
+import DouyinLogging
 import DouyinSupport
 import Foundation
 
@@ -42,6 +43,8 @@ final class ResourceEntry: @unchecked Sendable {
     let changes: ChangeHub
     /// The wall clock, for LRU order (``VideoCache/Configuration/now``).
     let now: @Sendable () -> Date
+    /// Where downloads are told (``VideoCache/Configuration/log``).
+    let log: LogHandler?
     private let box: LockedBox<Guarded>
     /// Held around a whole index write (fsync, then the index) and around the drops that must
     /// not interleave with one; it keeps what the index on disk says, so a write that would
@@ -63,6 +66,7 @@ final class ResourceEntry: @unchecked Sendable {
         self.files = files
         self.changes = changes
         self.now = configuration.now
+        self.log = configuration.log
         let lease = EntryLock.acquire(directory: directory, key: key)
         self.lease = lease
         let metadata = lease == nil ? nil : ResourceMetadata.load(from: metadataPath, key: key, files: files)

@@ -1,3 +1,4 @@
+import DouyinLogging
 import DouyinSupport
 import Foundation
 
@@ -31,12 +32,15 @@ final class StorageLedger: Sendable {
     /// The wall clock, for LRU order.
     private let now: @Sendable () -> Date
     private let books = LockedBox(Books())
+    /// Where evictions are told (``VideoCache/Configuration/log``), after unlocking.
+    private let log: LogHandler?
 
-    init(directory: String, sizeLimit: Int64, files: FileIO, now: @escaping @Sendable () -> Date) {
+    init(directory: String, sizeLimit: Int64, files: FileIO, now: @escaping @Sendable () -> Date, log: LogHandler? = nil) {
         self.directory = directory
         self.sizeLimit = sizeLimit
         self.files = files
         self.now = now
+        self.log = log
     }
 
     /// Registers a resource found on disk or just created, with `busy` uses already open.
@@ -77,17 +81,28 @@ final class StorageLedger: Sendable {
     /// makes one (``VideoCache``'s `openEntry`).
     func admit(_ count: Int64, for key: String) -> Bool {
         guard count > 0 else { return true }
-        return books.withLock { books in
+        var dropped: [(key: String, bytes: Int64)] = []
+        let admitted = books.withLock { books in
             var skipped: Set<String> = []
             while books.total + count > sizeLimit {
                 let idle = books.accounts.filter { $0.key != key && $0.value.busy == 0 && $0.value.bytes > 0 && !skipped.contains($0.key) }
                 guard let victim = idle.min(by: { $0.value.lastUse < $1.value.lastUse }) else { return false }
-                if !evict(victim.key, from: &books) { skipped.insert(victim.key) }
+                if evict(victim.key, from: &books) {
+                    dropped.append((victim.key, victim.value.bytes))
+                } else {
+                    skipped.insert(victim.key)
+                }
             }
             books.total += count
             books.accounts[key]?.bytes += count
             return true
         }
+        // Told after unlocking: the handler is the app's code.
+        for drop in dropped {
+            log?(LogEvent(level: .notice, subsystem: VideoCache.subsystem, message: "resource evicted to stay under the size limit",
+                          metadata: ["key": drop.key, "bytes": String(drop.bytes), "sizeLimit": String(sizeLimit)]))
+        }
+        return admitted
     }
 
     /// Returns `count` bytes of `key` to the budget (they were discarded).

@@ -47,6 +47,7 @@ enum APICommand {
             }
         }
         var configuration = APIClient.Configuration()
+        configuration.log = options.log
         if let fallback = options.string("--fallback") {
             configuration.fallback = FallbackStore(directory: URL(fileURLWithPath: fallback))
         }

@@ -73,18 +73,22 @@ enum FeedCommand {
         let videoCache: VideoCache
         let imageCache: TwoTierCache
         do {
-            videoCache = try VideoCache(directory: root.appendingPathComponent("video"), sizeLimit: 4 << 30)
+            var videoConfiguration = VideoCache.Configuration()
+            videoConfiguration.log = options.log
+            videoCache = try VideoCache(directory: root.appendingPathComponent("video"), sizeLimit: 4 << 30, configuration: videoConfiguration)
         } catch {
             throw ToolError.failed(error.description)
         }
         do {
-            imageCache = try TwoTierCache(directory: root.appendingPathComponent("images"))
+            imageCache = try TwoTierCache(directory: root.appendingPathComponent("images"),
+                                          configuration: TwoTierCache.Configuration(downloader: .init(log: options.log)))
         } catch {
             throw ToolError.failed(error.description)
         }
 
         var configuration = FeedPreloader.Configuration()
         configuration.planner = planner
+        configuration.log = options.log
         let preloader = FeedPreloader(videoCache: videoCache, imageCache: imageCache, configuration: configuration)
         preloader.setItems(items, current: index)
         preloader.preloadWithoutPlayback()

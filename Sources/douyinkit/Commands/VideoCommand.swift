@@ -32,7 +32,9 @@ enum VideoCommand {
         let origin: any VideoOrigin = url.isFileURL ? FileOrigin() : URLSessionOrigin()
         let cache: VideoCache
         do {
-            cache = try VideoCache(directory: URL(fileURLWithPath: directory), sizeLimit: 4 << 30, origin: origin)
+            var configuration = VideoCache.Configuration()
+            configuration.log = options.log
+            cache = try VideoCache(directory: URL(fileURLWithPath: directory), sizeLimit: 4 << 30, origin: origin, configuration: configuration)
         } catch {
             throw ToolError.failed(error.description)
         }

@@ -12,6 +12,7 @@ enum Demo {
         try await showCovers(fixtures)
         try await showVideo(fixtures)
         try await FeedDemo.run(fixtures)
+        try await SessionDemo.run(fixtures)
         try showGifts(fixtures)
         try await showAPI(fixtures)
         ChatDemo.run()

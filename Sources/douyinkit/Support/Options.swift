@@ -1,3 +1,4 @@
+import DouyinKit
 import Foundation
 
 /// The `--name value` options and positional arguments of one verb, parsed once; every verb
@@ -6,6 +7,9 @@ import Foundation
 struct Options {
     /// The arguments that are not options, in order.
     private(set) var positional: [String] = []
+    /// Whether `--verbose` was given (a flag, it takes no value): the library's log events go
+    /// to standard error through ``log``.
+    private(set) var verbose = false
     private var named: [String: String] = [:]
     private let usage: String
 
@@ -14,7 +18,9 @@ struct Options {
         self.usage = usage
         var rest = arguments[...]
         while let argument = rest.popFirst() {
-            if argument.hasPrefix("--"), argument.count > 2 {
+            if argument == "--verbose" {
+                verbose = true
+            } else if argument.hasPrefix("--"), argument.count > 2 {
                 guard let value = rest.popFirst() else { throw ToolError.usage("\(argument) needs a value\n\(usage)") }
                 named[argument] = value
             } else {
@@ -22,6 +28,10 @@ struct Options {
             }
         }
     }
+
+    /// The log hook to put in the library components' configurations: one line per event on
+    /// standard error with `--verbose`, `nil` (nothing logged) without.
+    var log: LogHandler? { verbose ? LogHandler { printError("log: \($0)") } : nil }
 
     /// Takes a named string option; `nil` when absent.
     mutating func string(_ name: String) -> String? {

@@ -20,7 +20,7 @@ enum Help {
         let width = verbs.map(\.name.count).max() ?? 0
         let lines = verbs.map { "  " + $0.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.summary }
         return (["usage: douyinkit <verb> [arguments]   (douyinkit <verb> --help for its options)", "verbs:"]
-            + lines + ["  --help, --version"]).joined(separator: "\n")
+            + lines + ["  --help, --version", "  <verb> ... --verbose   also print the library's log events on stderr (cache, video, api, feed)"]).joined(separator: "\n")
     }
 
     /// Whether the verb's arguments ask for its help rather than running it.
