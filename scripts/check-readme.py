@@ -88,12 +88,17 @@ def main():
             path = os.path.join(scratch, f"sample{number}.swift")
             with open(path, "w", encoding="utf-8") as handle:
                 handle.write(source)
-            command = ["swiftc", "-typecheck", "-swift-version", "6", "-warnings-as-errors",
-                       "-I", modules,
-                       "-Xcc", "-fmodule-map-file=" + os.path.join(root, "Sources/CWebP/module.modulemap"),
-                       # DouyinSupport's C module, as the build generated its module map.
-                       "-Xcc", "-fmodule-map-file=" + os.path.join(binPath, "CDouyinCRC32C.build/module.modulemap"),
-                       "-Xcc", "-I" + os.path.join(root, "Sources/CDouyinCRC32C/include"), path]
+            command = ["swiftc", "-typecheck", "-swift-version", "6", "-warnings-as-errors", "-I", modules]
+            # Every C module a library imports: the system-library shims (CWebP, COpenSSL,
+            # CZlib…) by their own module maps, DouyinSupport's C target by the one the build
+            # generated.
+            sources = os.path.join(root, "Sources")
+            for target in sorted(os.listdir(sources)):
+                shim = os.path.join(sources, target, "module.modulemap")
+                if os.path.isfile(shim):
+                    command += ["-Xcc", "-fmodule-map-file=" + shim]
+            command += ["-Xcc", "-fmodule-map-file=" + os.path.join(binPath, "CDouyinCRC32C.build/module.modulemap"),
+                        "-Xcc", "-I" + os.path.join(root, "Sources/CDouyinCRC32C/include"), path]
             result = subprocess.run(command, capture_output=True, text=True)
             checked += 1
             if result.returncode != 0:
