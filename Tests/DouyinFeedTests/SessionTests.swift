@@ -124,6 +124,33 @@ import Testing
         #expect(replanned, "re-plans on changes: \(before) before, \(session.statistics.changeReplans) after")
     }
 
+    /// An origin that fails at once (nginx's 404: it serves no file here) costs one request per
+    /// item and swipe: the failed item is not planned again before the next swipe. Before, the
+    /// end of each failed fetch re-planned the same fetch at once, a loop of requests (and a
+    /// busy core) until the user swiped.
+    @Test func aFailingOriginIsAskedOncePerItemAndSwipe() async throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let nginx = try NginxOrigin()
+        let urls = (0..<4).map { nginx.url("/missing/\($0).mp4") }
+        let items = urls.map { SessionItem(playURL: nil, gears: [Gear(url: $0, bitRate: 1_000_000)], duration: .seconds(3)) }
+        let session = try FeedSession(items: items, directory: folder.appending("cache"))
+        defer { session.cancel() }
+        session.show(0)
+        #expect(await Self.eventually { session.statistics.failedFetches >= 1 })
+        await session.playbackPosition(0)   // a position report re-plans too
+        session.show(1)
+        #expect(await Self.eventually { session.statistics.failedFetches >= 2 })
+        // Two swipes (show 0, show 1): each item at most once in each (the nearest item's start
+        // bytes may be asked as a preload in the first).
+        let asked = session.origin.ledger.transfers.map(\.url)
+        #expect(asked.filter { $0 == urls[0] }.count >= 1)
+        for (index, url) in urls.enumerated() {
+            let times = asked.filter { $0 == url }.count
+            #expect(times <= 2, "item \(index) asked \(times) times")
+        }
+    }
+
     /// Waits (at most 20 s, in 10 ms steps) for `condition`; whether it came true.
     static func eventually(_ condition: () -> Bool) async -> Bool {
         for _ in 0..<2_000 {

@@ -89,7 +89,10 @@ extension FeedSession {
                     state.known[index] = Known(gear: gear)
                 }
             }
-            return (current, state.generation, state.readPosition, state.known, state.profile, state.playing != nil, state.preload != nil)
+            // An item whose fetch failed in this generation is left out until the next swipe:
+            // re-planned at once, it would be asked again in a tight loop.
+            let usable = state.known.filter { state.failedIn[$0.key] != state.generation }
+            return (current, state.generation, state.readPosition, usable, state.profile, state.playing != nil, state.preload != nil)
         }
         guard let snapshot else { return }
         let (current, generation, readPosition, known, profile, playingBusy, preloadBusy) = snapshot
@@ -116,7 +119,7 @@ extension FeedSession {
             state.nextID += 1
             let id = state.nextID
             let reader = videoCache.reader(for: fetch.url)
-            let task = Task { [self] in await run(fetch, id: id, reader: reader) }
+            let task = Task { [self] in await run(fetch, id: id, reader: reader, generation: generation) }
             let lane = Lane(id: id, fetch: fetch, task: task, reader: reader)
             if isPlaying { state.playing = lane } else { state.preload = lane }
         }
@@ -131,9 +134,16 @@ extension FeedSession {
                                  held: videoCache.cachedRanges(for: entry.gear.url))
     }
 
-    /// One fetch; afterwards learns the file's length and layout, frees its lane and re-plans.
-    private func run(_ fetch: AdaptivePlan.Fetch, id: Int, reader: VideoReader) async {
-        try? await reader.prefetch(fetch.range)
+    /// One fetch; afterwards learns the file's length and layout (or that it failed), frees its
+    /// lane and re-plans.
+    private func run(_ fetch: AdaptivePlan.Fetch, id: Int, reader: VideoReader, generation: Int) async {
+        var failed = false
+        do {
+            try await reader.prefetch(fetch.range)
+        } catch {
+            // A lane stopped by a swipe or cancel() is cancelled first: that is no failure.
+            failed = !Task.isCancelled
+        }
         let length = reader.knownContentInfo?.length
         var start: StartBytes?
         let needsStart = state.withLock { $0.known[fetch.index]?.start == nil }
@@ -144,6 +154,10 @@ extension FeedSession {
         state.withLock { state in
             if state.playing?.id == id { state.playing = nil }
             if state.preload?.id == id { state.preload = nil }
+            if failed {
+                state.failedFetches += 1
+                state.failedIn[fetch.index] = generation
+            }
             guard var entry = state.known[fetch.index], entry.gear.url == fetch.url else { return }
             if entry.length == nil { entry.length = length }
             if entry.start == nil { entry.start = start }

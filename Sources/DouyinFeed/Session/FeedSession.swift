@@ -60,6 +60,10 @@ public final class FeedSession: Sendable {
         /// Re-plans started by the playing item's cached bytes changing (the cache's change
         /// stream, whoever stored them), beside those started by fetch ends, swipes and positions.
         public var changeReplans: Int
+        /// Fetches that failed (an origin error or status, not a fetch a swipe stopped). The
+        /// item is not asked again before the next ``FeedSession/show(_:)``, so an origin that
+        /// fails at once costs one request per item and swipe, never a loop of them.
+        public var failedFetches: Int
         /// The bandwidth estimate now, bits per second.
         public var estimate: Int64
         /// What the session has learned.
@@ -105,6 +109,10 @@ public final class FeedSession: Sendable {
         var nextID = 0
         var gearSwitches = 0
         var changeReplans = 0
+        var failedFetches = 0
+        /// Item index → the generation (swipe) in which a fetch of it failed: not planned again
+        /// within that generation.
+        var failedIn: [Int: Int] = [:]
         var watcher: Task<Void, Never>?
         var closed = false
     }
@@ -213,7 +221,8 @@ public final class FeedSession: Sendable {
     public var statistics: Statistics {
         let estimate = meter.estimate
         return state.withLock {
-            Statistics(gearSwitches: $0.gearSwitches, changeReplans: $0.changeReplans, estimate: estimate, profile: $0.profile)
+            Statistics(gearSwitches: $0.gearSwitches, changeReplans: $0.changeReplans, failedFetches: $0.failedFetches,
+                       estimate: estimate, profile: $0.profile)
         }
     }
 
