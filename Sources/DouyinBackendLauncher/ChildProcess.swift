@@ -32,6 +32,28 @@ package func connectLoopback(port: Int) -> Int32? {
     return socketFD
 }
 
+/// One blocking HTTP/1.0 exchange with the server on `127.0.0.1:port` over a plain socket (a
+/// harness must not share, or need, a URLSession with the code under test): sends `method path`
+/// with `body`, reads until the server closes, and returns the answer's status line and body.
+/// `nil` when nothing listens there, the request could not be sent whole, or no HTTP head came.
+package func loopbackExchange(port: Int, _ path: String, method: String = "GET", body: Data = Data()) -> (status: String, body: Data)? {
+    guard let socketFD = connectLoopback(port: port) else { return nil }
+    defer { close(socketFD) }
+    let request = Data("\(method) \(path) HTTP/1.0\r\nHost: 127.0.0.1\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body
+    let sent = request.withUnsafeBytes { send(socketFD, $0.baseAddress, $0.count, 0) }
+    guard sent == request.count else { return nil }
+    var response = Data()
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let count = recv(socketFD, &buffer, buffer.count, 0)
+        if count <= 0 { break }
+        response.append(contentsOf: buffer[0..<count])
+    }
+    guard let split = response.range(of: Data("\r\n\r\n".utf8)) else { return nil }
+    let head = String(decoding: response[..<split.lowerBound], as: UTF8.self)
+    return (String(head.split(separator: "\r\n").first ?? ""), Data(response[split.upperBound...]))
+}
+
 /// Runs a blocking `body` on a new thread of its own and returns its result.
 ///
 /// Not on the task pool (two threads on a two-core machine), and not on the global dispatch

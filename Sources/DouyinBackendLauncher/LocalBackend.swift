@@ -225,28 +225,16 @@ public final class LocalBackend: Sendable {
         try debug(method, path, body: try JSONSerialization.data(withJSONObject: json))
     }
 
-    /// One blocking HTTP/1.0 exchange over a plain socket: the harness must not share (or need)
-    /// a URLSession with the code under test.
+    /// One `/_debug/` exchange through `loopbackExchange`; a status other
+    /// than 200 throws with its status line.
     private func debug(_ method: String, _ path: String, body: Data = Data()) throws -> Data {
-        guard let socketFD = connectLoopback(port: port) else { throw StartError(description: "the backend on port \(port) is not running") }
-        defer { close(socketFD) }
-        var request = Data("\(method) /_debug/\(path) HTTP/1.0\r\nHost: 127.0.0.1\r\nContent-Length: \(body.count)\r\n\r\n".utf8)
-        request += body
-        let sent = request.withUnsafeBytes { send(socketFD, $0.baseAddress, $0.count, 0) }
-        guard sent == request.count else { throw StartError(description: "could not send to the backend") }
-        var response = Data()
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = recv(socketFD, &buffer, buffer.count, 0)
-            if count <= 0 { break }
-            response.append(contentsOf: buffer[0..<count])
+        guard let answer = loopbackExchange(port: port, "/_debug/\(path)", method: method, body: body) else {
+            throw StartError(description: "the backend on port \(port) sent no HTTP answer (not running?)")
         }
-        guard let split = response.range(of: Data("\r\n\r\n".utf8)) else { throw StartError(description: "the backend sent no HTTP answer") }
-        let head = String(decoding: response[..<split.lowerBound], as: UTF8.self)
-        guard head.hasPrefix("HTTP/1.1 200") || head.hasPrefix("HTTP/1.0 200") else {
-            throw StartError(description: "backend /_debug/\(path): \(head.split(separator: "\r\n").first ?? "")")
+        guard answer.status.hasPrefix("HTTP/1.1 200") || answer.status.hasPrefix("HTTP/1.0 200") else {
+            throw StartError(description: "backend /_debug/\(path): \(answer.status)")
         }
-        return Data(response[split.upperBound...])
+        return answer.body
     }
 
     /// Whether something accepts on `127.0.0.1:port` now.

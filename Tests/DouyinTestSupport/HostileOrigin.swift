@@ -52,18 +52,7 @@ public final class HostileOrigin: Sendable {
 
     /// The requests `record/` received, oldest first.
     public func recorded() throws -> [LocalBackend.Request] {
-        guard let socketFD = connectLoopback(port: port) else { throw LocalBackend.StartError(description: "the hostile origin is not running") }
-        defer { close(socketFD) }
-        let request = Data("GET /_requests HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".utf8)
-        _ = request.withUnsafeBytes { send(socketFD, $0.baseAddress, $0.count, 0) }
-        var response = Data()
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = recv(socketFD, &buffer, buffer.count, 0)
-            if count <= 0 { break }
-            response.append(contentsOf: buffer[0..<count])
-        }
-        guard let split = response.range(of: Data("\r\n\r\n".utf8)) else { throw LocalBackend.StartError(description: "no answer from /_requests") }
-        return try JSONDecoder().decode([LocalBackend.Request].self, from: response[split.upperBound...])
+        guard let answer = loopbackExchange(port: port, "/_requests") else { throw LocalBackend.StartError(description: "no answer from /_requests (is the hostile origin running?)") }
+        return try JSONDecoder().decode([LocalBackend.Request].self, from: answer.body)
     }
 }

@@ -106,7 +106,7 @@ public final class NginxOrigin: @unchecked Sendable {
     /// first makes sure: nginx's single process finishes (and logs) what it has sent before it
     /// reads the next request. Marker lines are left out.
     public func requests() -> [Request] {
-        roundTrip(Self.markerPath)
+        _ = loopbackExchange(port: port, Self.markerPath)
         return loggedRequests().filter { $0.uri != Self.markerPath }
     }
 
@@ -119,17 +119,6 @@ public final class NginxOrigin: @unchecked Sendable {
             guard parts.count == 4, let status = Int(parts[1]), let bytes = Int(parts[2]) else { return nil }
             return Request(uri: String(parts[0]), status: status, bytesSent: bytes, range: String(parts[3].dropFirst().dropLast()))
         }
-    }
-
-    /// Sends `GET path` over a plain socket and reads until nginx closes; does nothing when
-    /// nginx is not listening.
-    private func roundTrip(_ path: String) {
-        guard let socketFD = connectLoopback(port: port) else { return }
-        defer { close(socketFD) }
-        let request = Array("GET \(path) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".utf8)
-        guard send(socketFD, request, request.count, 0) == request.count else { return }
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while recv(socketFD, &buffer, buffer.count, 0) > 0 {}
     }
 
     /// Stops nginx and waits for it to exit.

@@ -188,19 +188,8 @@ public final class ShapedOrigin: Sendable {
 
     /// One HTTP/1.0 GET on a socket of its own (the origin closes after answering).
     private func get(_ path: String) async throws -> Data {
-        guard let socketFD = connectLoopback(port: port) else { throw LocalBackend.StartError(description: "the shaped origin is not running") }
-        defer { close(socketFD) }
-        let request = Data("GET \(path) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".utf8)
-        _ = request.withUnsafeBytes { send(socketFD, $0.baseAddress, $0.count, 0) }
-        var response = Data()
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = recv(socketFD, &buffer, buffer.count, 0)
-            if count <= 0 { break }
-            response.append(contentsOf: buffer[0..<count])
-        }
-        guard let split = response.range(of: Data("\r\n\r\n".utf8)) else { throw LocalBackend.StartError(description: "no answer from \(path)") }
-        return Data(response[split.upperBound...])
+        guard let answer = loopbackExchange(port: port, path) else { throw LocalBackend.StartError(description: "no answer from \(path) (is the shaped origin running?)") }
+        return answer.body
     }
 
     /// Ends the origin process and waits for it; idempotent.
