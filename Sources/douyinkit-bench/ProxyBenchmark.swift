@@ -104,6 +104,15 @@ enum ProxyBenchmark {
         })
         print("  (c) first decoded frame, warm proxy: ffmpeg from the file (baseline) median \(ms(comparison.medianBaseline)) | through the proxy median \(ms(comparison.medianSubject))")
         print("      time proxy / file: \(comparison.summary(.time, target: 1.50))")
+        // How much of either side is ffmpeg starting at all (loading its libraries), which no
+        // proxy can shorten: `ffmpeg -version` paired with the file's first frame.
+        let start = try await interleavedPairs(pairs: 15, baseline: {
+            try await timedRun(ffmpeg, ["-hide_banner", "-version"])
+        }, subject: {
+            try await timedRun(ffmpeg, decodeArguments(file.path, frames: 1))
+        })
+        print("      of which ffmpeg's start alone (`ffmpeg -version`) median \(ms(start.medianBaseline)) "
+            + "against the file's first frame median \(ms(start.medianSubject)) in the same pairs")
     }
 
     static func ms(_ seconds: Double) -> String { "\(fixed(seconds * 1000, 1)) ms" }
