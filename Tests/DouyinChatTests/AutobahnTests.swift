@@ -69,23 +69,25 @@ enum AutobahnRun {
             Issue.record("kosoku is missing: run scripts/install-deps.sh test (it makes .build/autobahn-venv)")
             return []
         }
-        let process = Process()
-        process.executableURL = python
-        process.arguments = [Fixtures.packageRoot.appendingPathComponent("scripts/servers/ws_autobahn_server.py").path]
-            + include.flatMap { ["--include", $0] } + exclude.flatMap { ["--exclude", $0] }
+        let script = Fixtures.packageRoot.appendingPathComponent("scripts/servers/ws_autobahn_server.py")
+        let arguments = include.flatMap { ["--include", $0] } + exclude.flatMap { ["--exclude", $0] }
+        // Its stdin is ours: closing it ends the server, however the run went.
         let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        defer {
-            try? input.fileHandleForWriting.close()
-            process.waitUntilExit()
+        let (process, port) = try await onOwnThread {
+            try startServer("the Autobahn fuzzing server", python: python.path, script: script, arguments: arguments, input: input, output: output)
         }
-        let first = output.firstLine()
-        guard first.hasPrefix("PORT "), let port = Int(first.dropFirst(5).trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            Issue.record("ws_autobahn_server.py did not start: \(first)")
-            return []
+        do {
+            let cases = try await drive(port: port, output: output)
+            await stopServer(process, input: input)
+            return cases
+        } catch {
+            await stopServer(process, input: input)
+            throw error
         }
+    }
+
+    /// Runs every case the server at `port` has, then reads its verdicts from `output`.
+    private static func drive(port: Int, output: Pipe) async throws -> [Case] {
         let base = "ws://127.0.0.1:\(port)"
         let count = try await caseCount(URL(string: "\(base)/getCaseCount")!)
         var statuses: [Int32] = []
