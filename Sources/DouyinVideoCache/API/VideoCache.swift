@@ -163,7 +163,14 @@ public final class VideoCache: Sendable {
         try await reader.prefetch(0..<bytes)
     }
 
-    /// Drops `url`'s cached bytes; readers still open refetch what they read next.
+    /// Drops `url`'s cached bytes and what the origin said of it (length, validators).
+    ///
+    /// Readers still open refetch what they read next. A read started after this asks the
+    /// origin afresh, as for a resource never fetched, so a file replaced at the origin is
+    /// served whole at its new length. A read that had handed out bytes before it goes on if
+    /// the origin still has the same version, and otherwise meets a new version as any read
+    /// does (``VideoReader/read(_:)`` starts over, ``VideoReader/chunks(_:chunkSize:)`` ends
+    /// with ``VideoCacheError/resourceChanged(url:)``).
     public func remove(for url: URL) {
         let key = key(for: url)
         if !ledger.evict(key), let entry = entries.withLock({ $0[key] }) {
