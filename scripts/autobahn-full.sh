@@ -27,11 +27,11 @@ holder=$!
 # shellcheck disable=SC2086
 "$root/.build/autobahn-venv/bin/python" "$root/scripts/servers/ws_autobahn_server.py" $include < "$work/stdin" > "$work/out" &
 server=$!
-while ! grep -q '^PORT ' "$work/out"; do
+while ! grep -q '^listening on ' "$work/out"; do
     kill -0 "$server" 2>/dev/null || { echo "error: the fuzzing server did not start" >&2; exit 1; }
     sleep 0.1
 done
-base="ws://127.0.0.1:$(sed -n 's/^PORT //p' "$work/out")"
+base="ws://127.0.0.1:$(sed -n 's/^listening on 127.0.0.1://p' "$work/out")"
 ask() { # <path>: the first message of a request (or nothing), through python3-websockets
     /usr/bin/python3 -c "
 import asyncio, sys, websockets

@@ -53,7 +53,9 @@ extension EntryState {
         let validatorFailed = wholeBody && ifRange != nil && ifRange == info?.ifRangeValidator && newInfo.ifRangeValidator != ifRange
         // A length short of bytes held (the old length unknown) cannot describe them either.
         let shorterThanHeld = newInfo.length.map { $0 < (ranges.ranges.last?.upperBound ?? 0) } ?? false
-        guard let old = info, validatorFailed || shorterThanHeld || old.differs(from: newInfo) else {
+        // The first answer after a remove is compared with what the removed version was.
+        defer { removedInfo = nil }
+        guard let old = info ?? removedInfo, validatorFailed || shorterThanHeld || old.differs(from: newInfo) else {
             var merged = newInfo
             merged.length = newInfo.length ?? info?.length
             merged.mimeType = newInfo.mimeType ?? info?.mimeType
@@ -157,10 +159,18 @@ extension EntryState {
 
     /// Drops every stored byte (a remove while readers are open): returns the bytes dropped and
     /// the tasks to cancel; the caller empties the data file before unlocking.
+    ///
+    /// What the origin said goes too (kept aside in ``removedInfo``): the next read starts a
+    /// fresh version, asking without the old validator and unclipped by the old length. Kept,
+    /// the old length cut the next reader's answer (the proxy's whole GET) to the old size
+    /// whatever the origin now holds. The epoch stays: a read mid-way goes on if the origin
+    /// still has the same version, and says `changed` if not.
     mutating func dropAll() -> (droppedBytes: Int64, cancel: [Task<Void, Never>]) {
         let dropped = ranges.byteCount
         generation += 1
         forgetStoredBytes()
+        if let info { removedInfo = info }
+        info = nil
         let stopped = stopAllDownloads()
         return (dropped, stopped)
     }

@@ -89,6 +89,10 @@ struct EntryState {
 
     let tuning: Tuning
     var info: VideoContentInfo?
+    /// What the origin said before ``dropAll()`` (a remove while readers are open) forgot it,
+    /// until the next answer: a read that handed out bytes before the drop compares that answer
+    /// with this, so a new file is still a new version to it. Never used to clip or to ask.
+    var removedInfo: VideoContentInfo?
     var ranges = ByteRangeSet()
     /// Bumped whenever stored bytes are dropped (a new version, a remove, a damaged block).
     var generation = 0
