@@ -21,7 +21,7 @@ struct ChaosTests {
         let result: Tool.Result
         do {
             result = try await Tool.run(["chat", "listen", "ws://127.0.0.1:\(port)/douyin/groupchat", "--count", "\(total)", "--timeout", "120",
-                                         "--heartbeat", "0.5", "--pong-timeout", "0.5", "--retry-cap", "0.3"])
+                                         "--heartbeat", "0.5", "--pong-timeout", "0.5", "--retry-cap", "0.3", "--verbose"])
             await stopServer(process, input: input)
         } catch {
             await stopServer(process, input: input)
@@ -39,6 +39,12 @@ struct ChaosTests {
         #expect(stderr.components(separatedBy: "state=open").count > 5, "\(stderr.suffix(2000))")
         #expect(stderr.contains("no pong within the heartbeat timeout"))
         #expect(stderr.contains("closed the connection with 1001") && stderr.contains("closed the connection with 1011"))
+        // --verbose: the connection's log says the same, with each reconnect's backoff.
+        let log = stderr.split(separator: "\n").filter { $0.hasPrefix("log: ") }
+        #expect(log.contains { $0.hasPrefix("log: notice DouyinChat.ChatConnection: closed by the server code=1011 reason=chaos") }, "\(log.prefix(20))")
+        #expect(log.contains { $0.contains("reconnect scheduled attempt=") && $0.contains(" delay=0.") }, "\(log.prefix(20))")
+        #expect(log.contains { $0.contains("connection lost error=no pong within the heartbeat timeout") }, "the silent connection")
+        #expect(log.last?.contains("stopped") == true, "\(log.suffix(3))")
     }
 
     /// The de-duplication window stays at its capacity over 100k ids and forgets the oldest.

@@ -56,6 +56,40 @@ struct RemoveInUseTests {
         #expect(state.info?.length == 1_000)
     }
 
+    // MARK: An idle entry
+
+    /// A remove of a resource nobody reads deletes its files; what the cache then says of it
+    /// (content info, held ranges, a change subscriber's first and next element) is "nothing",
+    /// not the deleted version kept in the idle entry object.
+    @Test func aRemovedIdleResourceIsReportedAsNothing() async throws {
+        try await withTemporaryDirectory { folder in
+            let nginx = try NginxOrigin()
+            let file = videoBytes(120_000, seed: 73)
+            try nginx.serve(file, at: "/v/i.mp4")
+            let origin = nginx.url("/v/i.mp4")
+            let cache = try VideoCache(directory: folder.appending("cache"), sizeLimit: 1 << 30)
+            let reader = cache.reader(for: origin)
+            _ = try await reader.read(0..<Int64.max)
+            reader.close()
+            let held = cache.cachedRanges(for: origin)
+            // Not consumed before the remove: a subscriber holds the newest element only, so
+            // its next one is the remove's when it is told, else the complete one from before
+            // (no waiting for an announcement that may never come).
+            var watcher = cache.changes(for: origin).makeAsyncIterator()
+
+            cache.remove(for: origin)
+            let told = await watcher.next()
+            var fresh = cache.changes(for: origin).makeAsyncIterator()
+            let first = await fresh.next()
+
+            #expect(held.contains(0..<120_000))
+            #expect(cache.contentInfo(for: origin) == nil, "the removed version's info outlived its files")
+            #expect(cache.cachedRanges(for: origin).isEmpty)
+            #expect(told == VideoCache.Content(ranges: ByteRangeSet(), length: nil), "the watcher was not told of the remove")
+            #expect(first == VideoCache.Content(ranges: ByteRangeSet(), length: nil), "a new watcher was told the removed bytes")
+        }
+    }
+
     // MARK: Through the proxy, from nginx
 
     /// A reader holds the file open (as a player or the proxy's own read would), the app removes

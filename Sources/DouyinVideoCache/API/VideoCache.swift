@@ -121,7 +121,7 @@ public final class VideoCache: Sendable {
     public func cachedRanges(for url: URL) -> ByteRangeSet {
         let key = key(for: url)
         guard ledger.isRegistered(key) else { return ByteRangeSet() }
-        if let entry = entries.withLock({ $0[key] }) { return entry.ranges }
+        if let entry = liveEntry(key) { return entry.ranges }
         // Only under the entry's lock is its index read.
         guard EntryLock.acquire(directory: directory.path, key: key) != nil else { return ByteRangeSet() }
         return ResourceMetadata.load(from: metadataPath(key), key: key, files: files)?.rangesOnDisk(in: directory.path, files: files) ?? ByteRangeSet()
@@ -132,7 +132,7 @@ public final class VideoCache: Sendable {
     /// `nil` when nothing is known (never fetched, evicted, or held by another process).
     public func contentInfo(for url: URL) -> VideoContentInfo? {
         let key = key(for: url)
-        if let entry = entries.withLock({ $0[key] }) { return entry.info }
+        if let entry = liveEntry(key) { return entry.info }
         guard ledger.isRegistered(key), EntryLock.acquire(directory: directory.path, key: key) != nil else { return nil }
         return ResourceMetadata.load(from: metadataPath(key), key: key, files: files)?.info
     }
@@ -151,7 +151,7 @@ public final class VideoCache: Sendable {
 
     /// What is held of `key` now, from its live entry or its index.
     private func content(forKey key: String, url: URL) -> Content {
-        if let entry = entries.withLock({ $0[key] }) { return entry.content }
+        if let entry = liveEntry(key) { return entry.content }
         return Content(ranges: cachedRanges(for: url), length: contentInfo(for: url)?.length)
     }
 
@@ -172,18 +172,21 @@ public final class VideoCache: Sendable {
     /// does (``VideoReader/read(_:)`` starts over, ``VideoReader/chunks(_:chunkSize:)`` ends
     /// with ``VideoCacheError/resourceChanged(url:)``).
     public func remove(for url: URL) {
-        let key = key(for: url)
-        if !ledger.evict(key), let entry = entries.withLock({ $0[key] }) {
-            entry.discardAll()
-        }
+        remove(key: key(for: url))
     }
 
     /// Drops every resource's cached bytes.
     public func removeAll() {
-        for key in ledger.keys {
-            if !ledger.evict(key), let entry = entries.withLock({ $0[key] }) {
-                entry.discardAll()
-            }
+        for key in ledger.keys { remove(key: key) }
+    }
+
+    /// Deletes an idle resource's files, or drops the bytes of one in use; either way its
+    /// subscribers are told (an entry in use tells them itself).
+    private func remove(key: String) {
+        if ledger.evict(key) {
+            changeHub.publish(for: key) { Content(ranges: ByteRangeSet(), length: nil) }
+        } else if let entry = entries.withLock({ $0[key] }) {
+            entry.discardAll()
         }
     }
 
@@ -200,6 +203,14 @@ public final class VideoCache: Sendable {
 
     private func key(for url: URL) -> String {
         MD5Digest.hex(Data(configuration.cacheKey(url).utf8))
+    }
+
+    /// The live entry of `key`, unless its resource was evicted or removed since: the idle
+    /// entry object outlives its deleted files (until the table is next pruned), and what it
+    /// says is of the version deleted.
+    private func liveEntry(_ key: String) -> ResourceEntry? {
+        guard let entry = entries.withLock({ $0[key] }), ledger.isRegistered(key) else { return nil }
+        return entry
     }
 
     private func metadataPath(_ key: String) -> String {
