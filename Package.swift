@@ -81,7 +81,7 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(
             name: "DouyinChat",
-            dependencies: ["DouyinModels", "DouyinAPI", "DouyinSupport", .target(name: "COpenSSL", condition: .when(platforms: [.linux])),
+            dependencies: ["DouyinModels", "DouyinAPI", "DouyinLogging", "DouyinSupport", .target(name: "COpenSSL", condition: .when(platforms: [.linux])),
                            .target(name: "CZlib", condition: .when(platforms: [.linux]))],
             swiftSettings: swiftSettings
         ),

@@ -41,12 +41,18 @@ extension DiskCache {
         entries.sorted { ($0.value.lastAccess, $0.value.lastUse) < ($1.value.lastAccess, $1.value.lastUse) }
     }
 
-    func trim(_ index: inout Index, to size: Int64) {
-        guard index.totalSize > size else { return }
-        for (key, _) in Self.byRecency(index.entries) {
+    /// Removes least recently used entries until at most `size` bytes remain; what went.
+    @discardableResult
+    func trim(_ index: inout Index, to size: Int64) -> Eviction {
+        var evicted = Eviction()
+        guard index.totalSize > size else { return evicted }
+        for (key, entry) in Self.byRecency(index.entries) {
             remove(key, from: &index)
+            evicted.count += 1
+            evicted.bytes += entry.size
             if index.totalSize <= size { break }
         }
+        return evicted
     }
 
     /// Builds the index from the files present, restoring access times from the manifest.

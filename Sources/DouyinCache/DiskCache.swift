@@ -1,3 +1,4 @@
+import DouyinLogging
 import DouyinSupport
 import Foundation
 
@@ -42,13 +43,18 @@ public final class DiskCache: Sendable {
         /// ``largestEntry`` throws ``CacheError/entryTooLarge(key:size:limit:)``; a file found
         /// over it is damage, refused from its size alone.
         public var maximumEntrySize: Int?
+        /// Where the cache tells what it refused or dropped: a store refused (too large, disk
+        /// full, unwritable), entries evicted to stay under the size limit, a damaged or
+        /// expired entry removed. `nil` by default: nothing is logged.
+        public var log: LogHandler?
 
         /// Builds a configuration; a negative size limit counts as 0 (no limit), a negative
-        /// entry maximum as 0.
-        public init(sizeLimit: Int = 512 << 20, ageLimit: Duration? = nil, maximumEntrySize: Int? = 64 << 20) {
+        /// entry maximum as 0; `log` `nil` by default.
+        public init(sizeLimit: Int = 512 << 20, ageLimit: Duration? = nil, maximumEntrySize: Int? = 64 << 20, log: LogHandler? = nil) {
             self.sizeLimit = max(0, sizeLimit)
             self.ageLimit = ageLimit
             self.maximumEntrySize = maximumEntrySize.map { max(0, $0) }
+            self.log = log
         }
 
         /// The most bytes one entry may hold: the smaller of ``sizeLimit`` (when not 0) and
@@ -108,17 +114,21 @@ public final class DiskCache: Sendable {
         guard Self.isValid(key), let expected = index.withLock({ $0.entries[key] }) else { return nil }
         let now = clock.now().timeIntervalSince1970
         let data = readEntry(key)
+        var removed: Removal?
+        defer { if let removed { log(removed, key: key) } }
         return index.withLock { index in
             guard let entry = index.entries[key], entry.generation == expected.generation else {
                 return nil  // Stored again meanwhile: the new file is not the one read.
             }
             if let ageLimit = configuration.ageLimit, now - entry.stored >= ageLimit.inSeconds {
                 remove(key, from: &index)
+                removed = .expired
                 return nil
             }
             guard let data else {
                 // Damaged or truncated behind our back: drop it rather than serve it.
                 remove(key, from: &index)
+                removed = .damaged
                 return nil
             }
             if Int64(data.count) != entry.size {
@@ -150,14 +160,16 @@ public final class DiskCache: Sendable {
     public func store(_ data: Data, forKey key: String) throws(CacheError) {
         guard Self.isValid(key) else { throw .invalidKey(key) }
         let largest = configuration.largestEntry
-        guard Int64(data.count) <= largest else { throw .entryTooLarge(key: key, size: Int64(data.count), limit: largest) }
+        guard Int64(data.count) <= largest else { throw refused(.entryTooLarge(key: key, size: Int64(data.count), limit: largest)) }
         let temporary = directory.path + "/" + Self.temporaryPrefix + UUID().uuidString
         do {
             try writeRecreatingDirectory(data, key: key, to: temporary)
         } catch {
-            throw classify(error)
+            throw refused(classify(error))
         }
         let now = clock.now().timeIntervalSince1970
+        var evicted = Eviction()
+        defer { log(evicted, reason: "size limit") }
         let failure: SystemError? = index.withLock { index in
             do throws(SystemError) {
                 try files.rename(temporary, to: path(for: key))
@@ -172,10 +184,10 @@ public final class DiskCache: Sendable {
             index.nextGeneration += 1
             index.totalSize += Int64(data.count)
             let limit = Int64(configuration.sizeLimit)
-            if limit > 0, index.totalSize > limit { trim(&index, to: limit / 10 * 9) }
+            if limit > 0, index.totalSize > limit { evicted = trim(&index, to: limit / 10 * 9) }
             return nil
         }
-        if let failure { throw classify(failure) }
+        if let failure { throw refused(classify(failure)) }
     }
 
     /// Removes the entry for `key`.
@@ -195,7 +207,8 @@ public final class DiskCache: Sendable {
 
     /// Removes least recently used entries until the total size is at most `size` bytes.
     public func trim(toSize size: Int) {
-        index.withLock { trim(&$0, to: Int64(max(0, size))) }
+        let evicted = index.withLock { trim(&$0, to: Int64(max(0, size))) }
+        log(evicted, reason: "trim")
         synchronize()
     }
 

@@ -1,3 +1,4 @@
+import DouyinLogging
 import DouyinSupport
 import Foundation
 
@@ -32,11 +33,17 @@ public final class ImagePrefetcher: Sendable {
         /// The downloader priority of a prefetch: ``DownloadPriority/low`` by default, below a
         /// visible fetch's ``DownloadPriority/normal``.
         public var priority: DownloadPriority
+        /// Where the prefetcher tells each prefetch's start, end, failure and cancellation.
+        /// `nil` by default: the cache's ``TwoTierCache/Configuration/log`` is used (nothing is
+        /// logged when that is `nil` too).
+        public var log: LogHandler?
 
-        /// Builds a configuration; it stores the values as given (the prefetcher checks them).
-        public init(maxConcurrentPrefetches: Int = 2, priority: DownloadPriority = .low) {
+        /// Builds a configuration; it stores the values as given (the prefetcher checks them);
+        /// `log` `nil` by default.
+        public init(maxConcurrentPrefetches: Int = 2, priority: DownloadPriority = .low, log: LogHandler? = nil) {
             self.maxConcurrentPrefetches = maxConcurrentPrefetches
             self.priority = priority
+            self.log = log
         }
     }
 
@@ -69,6 +76,8 @@ public final class ImagePrefetcher: Sendable {
     public let configuration: Configuration
     private let cache: TwoTierCache
     private let state = LockedBox(State())
+    /// The configuration's hook, else the cache's.
+    private let log: LogHandler?
 
     /// A prefetcher into `cache` with the default settings (2 at once, low priority).
     public convenience init(cache: TwoTierCache) {
@@ -90,6 +99,7 @@ public final class ImagePrefetcher: Sendable {
     private init(cache: TwoTierCache, checked configuration: Configuration) {
         self.cache = cache
         self.configuration = configuration
+        log = configuration.log ?? cache.log
     }
 
     /// Counts so far.
@@ -113,17 +123,19 @@ public final class ImagePrefetcher: Sendable {
     /// (their download stops unless a visible fetch waits for it too). Unknown URLs are ignored.
     public func stopPrefetching(with urls: [URL]) {
         let stopping = Set(urls)
-        let (tasks, idle) = state.withLock { state -> ([Task<Void, Never>], SingleFlight<Void>?) in
-            let before = state.waiting.count
+        let (stopped, idle) = state.withLock { state -> ([(URL, Task<Void, Never>?)], SingleFlight<Void>?) in
+            var stopped: [(URL, Task<Void, Never>?)] = state.waiting.filter { stopping.contains($0) }.map { ($0, nil) }
             state.waiting.removeAll { stopping.contains($0) }
-            var tasks: [Task<Void, Never>] = []
             for url in stopping {
-                if let running = state.running.removeValue(forKey: url) { tasks.append(running.task) }
+                if let running = state.running.removeValue(forKey: url) { stopped.append((url, running.task)) }
             }
-            state.statistics.cancelled += before - state.waiting.count + tasks.count
-            return (tasks, state.releaseIfIdle())
+            state.statistics.cancelled += stopped.count
+            return (stopped, state.releaseIfIdle())
         }
-        for task in tasks { task.cancel() }
+        for (url, task) in stopped {
+            task?.cancel()
+            log(.debug, "prefetch cancelled", url, ["was": task == nil ? "waiting" : "running"])
+        }
         idle?.finish(.success(()))
         startWaiting()
     }
@@ -142,35 +154,54 @@ public final class ImagePrefetcher: Sendable {
 
     /// Hands waiting URLs to the cache while fewer than the limit run.
     private func startWaiting() {
-        state.withLock { state in
+        let started = state.withLock { state -> [URL] in
+            var started: [URL] = []
             while state.running.count < configuration.maxConcurrentPrefetches, !state.waiting.isEmpty {
                 let url = state.waiting.removeFirst()
                 state.nextID += 1
                 let id = state.nextID
                 // Registered before it can end: a task does not run synchronously.
                 state.running[url] = (id, Task { [self] in await prefetch(url, id: id) })
+                started.append(url)
             }
+            return started
         }
+        for url in started { log(.debug, "prefetch started", url) }
     }
 
     private func prefetch(_ url: URL, id: Int) async {
-        var outcome: Result<Void, any Error> = .success(())
+        var outcome: Result<(byteCount: Int, source: CacheSource), any Error>
         do {
-            try await cache.prefetch(url, priority: configuration.priority)
+            outcome = .success(try await cache.prefetch(url, priority: configuration.priority))
         } catch {
             outcome = .failure(error)
         }
-        let idle = state.withLock { state -> SingleFlight<Void>? in
+        let (counted, idle) = state.withLock { state -> (Bool, SingleFlight<Void>?) in
             // A stopped prefetch was counted (and taken out) by `stopPrefetching`.
-            guard state.running[url]?.id == id else { return nil }
+            guard state.running[url]?.id == id else { return (false, nil) }
             state.running[url] = nil
             switch outcome {
             case .success: state.statistics.completed += 1
             case .failure: state.statistics.failed += 1
             }
-            return state.releaseIfIdle()
+            return (true, state.releaseIfIdle())
+        }
+        if counted {
+            switch outcome {
+            case .success(let held):
+                log(.debug, "prefetch ended", url, ["bytes": String(held.byteCount), "source": held.source.rawValue])
+            case .failure(let error):
+                log(.notice, "prefetch failed", url, ["error": "\(error)"])
+            }
         }
         idle?.finish(.success(()))
         startWaiting()
+    }
+
+    /// Sends an event to the hook, if there is one (its values built only then).
+    private func log(_ level: LogEvent.Level, _ message: String, _ url: URL, _ values: @autoclosure () -> [String: String] = [:]) {
+        guard let log else { return }
+        log(LogEvent(level: level, subsystem: "DouyinCache.ImagePrefetcher", message: message,
+                     metadata: values().merging(["url": url.absoluteString]) { $1 }))
     }
 }

@@ -1,3 +1,4 @@
+import DouyinLogging
 import DouyinSupport
 import Foundation
 
@@ -17,12 +18,17 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         public var countLimit: Int
         /// How long an entry stays valid after it is stored; `nil`, the default, means forever.
         public var ageLimit: Duration?
+        /// Where the cache tells what its limits made it drop (entries evicted by a store, a
+        /// value over the whole cost limit not kept), one event per store that dropped
+        /// something. `nil` by default: nothing is logged.
+        public var log: LogHandler?
 
-        /// Builds a configuration; negative limits count as 0 (no limit).
-        public init(costLimit: Int = 64 << 20, countLimit: Int = 0, ageLimit: Duration? = nil) {
+        /// Builds a configuration; negative limits count as 0 (no limit); `log` `nil` by default.
+        public init(costLimit: Int = 64 << 20, countLimit: Int = 0, ageLimit: Duration? = nil, log: LogHandler? = nil) {
             self.costLimit = max(0, costLimit)
             self.countLimit = max(0, countLimit)
             self.ageLimit = ageLimit
+            self.log = log
         }
     }
 
@@ -86,10 +92,12 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     @inlinable
     public func setValue(_ value: Value, for key: Key, cost: Int = 0) {
         let now = clock.now().timeIntervalSince1970
-        list.withLock { list in
+        let dropped = list.withLock { list in
             list.set(value, for: key, cost: max(0, cost), stored: now)
-            evict(&list, maxCost: costLimit > 0 ? costLimit : nil, maxCount: countLimit > 0 ? countLimit : nil)
+            return evict(&list, maxCost: costLimit > 0 ? costLimit : nil, maxCount: countLimit > 0 ? countLimit : nil)
         }
+        // Outside the lock: the handler is the app's code.
+        if dropped.count > 0, configuration.log != nil { logDropped(dropped, key: key, cost: cost) }
     }
 
     /// Removes and returns the value for `key`.
@@ -106,12 +114,12 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
 
     /// Evicts least recently used entries until the total cost is at most `cost`.
     public func trim(toCost cost: Int) {
-        list.withLock { evict(&$0, maxCost: max(0, cost), maxCount: nil) }
+        logDropped(list.withLock { evict(&$0, maxCost: max(0, cost), maxCount: nil) }, key: nil, cost: 0)
     }
 
     /// Evicts least recently used entries until at most `count` remain.
     public func trim(toCount count: Int) {
-        list.withLock { evict(&$0, maxCost: nil, maxCount: max(0, count)) }
+        logDropped(list.withLock { evict(&$0, maxCost: nil, maxCount: max(0, count)) }, key: nil, cost: 0)
     }
 
     /// Removes every entry past the age limit.
@@ -134,12 +142,36 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// The keys from least to most recently used (O(n); a test hook).
     package var keysByRecency: [Key] { list.withLock { $0.keysOldestFirst } }
 
-    /// Pops the least recently used entries while over a limit; `nil` means no limit.
-    @inlinable
-    func evict(_ list: inout LRUList<Key, Value>, maxCost: Int?, maxCount: Int?) {
+    /// Pops the least recently used entries while over a limit; `nil` means no limit. Returns
+    /// how many entries went and their total cost.
+    @inlinable @discardableResult
+    func evict(_ list: inout LRUList<Key, Value>, maxCost: Int?, maxCount: Int?) -> (count: Int, cost: Int) {
+        var dropped = (count: 0, cost: 0)
         while let oldest = list.oldestNode,
               list.totalCost > maxCost ?? .max || list.count > maxCount ?? .max {
+            dropped.count += 1
+            dropped.cost += oldest.cost
             list.remove(oldest.key)
         }
+        return dropped
+    }
+
+    /// Tells ``Configuration/log`` what a store of `key` (costing `cost`), or a trim (`key`
+    /// `nil`), dropped.
+    @usableFromInline
+    func logDropped(_ dropped: (count: Int, cost: Int), key: Key?, cost: Int) {
+        guard dropped.count > 0, let log = configuration.log else { return }
+        let subsystem = "DouyinCache.MemoryCache"
+        if let key, costLimit > 0, cost > costLimit {
+            log(LogEvent(level: .notice, subsystem: subsystem, message: "value not kept: over the whole cost limit",
+                         metadata: ["key": "\(key)", "cost": String(cost), "limit": String(costLimit)]))
+            // The value itself is among the dropped: count only the others.
+            guard dropped.count > 1 else { return }
+            log(LogEvent(level: .debug, subsystem: subsystem, message: "entries evicted",
+                         metadata: ["count": String(dropped.count - 1), "cost": String(dropped.cost - cost)]))
+            return
+        }
+        log(LogEvent(level: .debug, subsystem: subsystem, message: "entries evicted",
+                     metadata: ["count": String(dropped.count), "cost": String(dropped.cost), "reason": key == nil ? "trim" : "limit"]))
     }
 }

@@ -1,3 +1,4 @@
+import DouyinLogging
 import Foundation
 
 extension TwoTierCache {
@@ -8,19 +9,36 @@ extension TwoTierCache {
         public var memory: MemoryCache<String, Data>.Configuration
         /// The disk tier's limits: 512 MB of bytes by default, no age limit.
         public var disk: DiskCache.Configuration
-        /// The downloader's limits: 6 downloads at once and 64 MB per body by default; its
-        /// `log` also receives the two-tier cache's own events (a download not stored on disk).
+        /// The downloader's limits: 6 downloads at once and 64 MB per body by default.
         public var downloader: Downloader.Configuration
+        /// One hook for the whole cache: the two-tier cache's own events (a download not stored
+        /// on disk) and, for each part whose own `log` is `nil`, that part's (memory
+        /// evictions, disk refusals and evictions, downloads started and ended); an
+        /// ``ImagePrefetcher`` over the cache uses it too unless given its own. `nil` by
+        /// default: nothing is logged (the downloader's `log`, when set, then receives the
+        /// cache's own events).
+        public var log: LogHandler?
 
-        /// Builds a configuration from the parts' own.
+        /// Builds a configuration from the parts' own; `log` `nil` by default.
         public init(
             memory: MemoryCache<String, Data>.Configuration = .init(),
             disk: DiskCache.Configuration = .init(),
-            downloader: Downloader.Configuration = .init()
+            downloader: Downloader.Configuration = .init(),
+            log: LogHandler? = nil
         ) {
             self.memory = memory
             self.disk = disk
             self.downloader = downloader
+            self.log = log
+        }
+
+        /// The parts' configurations with ``log`` filled in where theirs is `nil`.
+        var parts: (memory: MemoryCache<String, Data>.Configuration, disk: DiskCache.Configuration, downloader: Downloader.Configuration) {
+            var (memory, disk, downloader) = (memory, disk, downloader)
+            memory.log = memory.log ?? log
+            disk.log = disk.log ?? log
+            downloader.log = downloader.log ?? log
+            return (memory, disk, downloader)
         }
     }
 

@@ -26,6 +26,8 @@ public final class TwoTierCache: Sendable {
     public let disk: DiskCache?
     /// The downloader behind both tiers.
     public let downloader: Downloader
+    /// Where the cache's own events go: ``Configuration/log``, else the downloader's.
+    let log: LogHandler?
 
     /// What a waiter is resumed with: the bytes, where they came from, and why a download
     /// was not stored in the disk tier (nil when it was, or when no download was needed).
@@ -55,30 +57,37 @@ public final class TwoTierCache: Sendable {
     private let afterMiss: (@Sendable (URL) async -> Void)?
 
     /// Makes a cache from its parts.
+    /// The cache's own events (a download not stored on disk) go to the downloader's `log`.
     public convenience init(memory: MemoryCache<String, Data> = MemoryCache(), disk: DiskCache?, downloader: Downloader = Downloader()) {
         self.init(memory: memory, disk: disk, downloader: downloader, afterMiss: nil)
     }
 
     /// Makes a cache from its parts with a hook run between a miss and the join (tests use it
     /// to finish another flight exactly there).
-    package init(memory: MemoryCache<String, Data>, disk: DiskCache?, downloader: Downloader, afterMiss: (@Sendable (URL) async -> Void)?) {
+    package init(memory: MemoryCache<String, Data>, disk: DiskCache?, downloader: Downloader, log: LogHandler? = nil,
+                 afterMiss: (@Sendable (URL) async -> Void)?) {
         self.memory = memory
         self.disk = disk
         self.downloader = downloader
+        self.log = log ?? downloader.configuration.log
         self.afterMiss = afterMiss
     }
 
     /// Makes a cache with a disk tier in `directory`, each part made from `configuration`
-    /// (by default 64 MB of memory, 512 MB of disk, 6 downloads at once, 64 MB per body).
+    /// (by default 64 MB of memory, 512 MB of disk, 6 downloads at once, 64 MB per body), its
+    /// ``Configuration/log`` handed to each part whose own is `nil`.
     ///
     /// - Throws: ``CacheError/unwritable(path:errno:)`` when the directory cannot be created;
     ///   ``CacheError/configurationOutOfRange(field:value:allowed:)`` when the downloader's
     ///   configuration has a field outside its range.
     public convenience init(directory: URL, configuration: Configuration = Configuration()) throws(CacheError) {
+        let parts = configuration.parts
         self.init(
-            memory: MemoryCache(configuration: configuration.memory),
-            disk: try DiskCache(directory: directory, configuration: configuration.disk),
-            downloader: try Downloader(configuration: configuration.downloader)
+            memory: MemoryCache(configuration: parts.memory),
+            disk: try DiskCache(directory: directory, configuration: parts.disk),
+            downloader: try Downloader(configuration: parts.downloader),
+            log: configuration.log,
+            afterMiss: nil
         )
     }
 
@@ -305,7 +314,7 @@ public final class TwoTierCache: Sendable {
             // afresh (or finds the bytes) instead of joining a finished flight.
             if state.flights[key]?.call === call { state.flights[key] = nil }
         }
-        if let storeFailure, let log = downloader.configuration.log {
+        if let storeFailure, let log {
             log(LogEvent(level: .notice, subsystem: "DouyinCache.TwoTierCache", message: "download not stored on disk",
                          metadata: ["url": url.absoluteString, "error": "\(storeFailure)"]))
         }

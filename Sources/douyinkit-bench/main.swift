@@ -11,6 +11,7 @@ let suites: [String: () async throws -> Void] = [
     "api": APIBenchmark.run,
     "chat": ChatBenchmark.run,
     "session": SessionBenchmark.run,
+    "proxy": ProxyBenchmark.run,
 ]
 let requested = CommandLine.arguments.dropFirst()
 for name in requested.isEmpty ? suites.keys.sorted() : Array(requested) {

@@ -10,24 +10,23 @@ import Testing
 struct ChaosTests {
     @Test func chatListenPrintsEveryIdExactlyOnceThroughDropsSilenceClosesAndRestarts() async throws {
         let total = 3000
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [Fixtures.packageRoot.appendingPathComponent("scripts/servers/ws_chaos_server.py").path, "--total", "\(total)", "--seed", "25"]
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        defer {
-            try? input.fileHandleForWriting.close()
-            process.waitUntilExit()
+        let script = Fixtures.packageRoot.appendingPathComponent("scripts/servers/ws_chaos_server.py")
+        let input = Pipe()
+        let (process, port) = try await onOwnThread {
+            try startServer("the chaos server", python: "/usr/bin/python3", script: script, arguments: ["--total", "\(total)", "--seed", "25"], input: input)
         }
-        let line = output.firstLine()
-        let port = try #require(Int(line.dropFirst("PORT ".count).trimmingCharacters(in: .whitespacesAndNewlines)), "chaos server: \(line)")
         // A half-second heartbeat and pong timeout find the silent connection quickly (a pong
         // late under load only adds a reconnect, which the exactly-once check covers); a short
         // backoff cap keeps a dozen reconnects to seconds. 120 s only bounds a hang (~3 s here).
-        let result = try await Tool.run(["chat", "listen", "ws://127.0.0.1:\(port)/douyin/groupchat", "--count", "\(total)", "--timeout", "120",
-                                         "--heartbeat", "0.5", "--pong-timeout", "0.5", "--retry-cap", "0.3"])
+        let result: Tool.Result
+        do {
+            result = try await Tool.run(["chat", "listen", "ws://127.0.0.1:\(port)/douyin/groupchat", "--count", "\(total)", "--timeout", "120",
+                                         "--heartbeat", "0.5", "--pong-timeout", "0.5", "--retry-cap", "0.3", "--verbose"])
+            await stopServer(process, input: input)
+        } catch {
+            await stopServer(process, input: input)
+            throw error
+        }
         #expect(result.status == 0, "\(result.stderr.suffix(2000))")
         let ids = result.stdout.split(separator: "\n").map { String($0.split(separator: " ")[0]) }
         let expected = (0..<total).map { index in "c" + String(repeating: "0", count: 6 - String(index).count) + String(index) }
@@ -40,6 +39,12 @@ struct ChaosTests {
         #expect(stderr.components(separatedBy: "state=open").count > 5, "\(stderr.suffix(2000))")
         #expect(stderr.contains("no pong within the heartbeat timeout"))
         #expect(stderr.contains("closed the connection with 1001") && stderr.contains("closed the connection with 1011"))
+        // --verbose: the connection's log says the same, with each reconnect's backoff.
+        let log = stderr.split(separator: "\n").filter { $0.hasPrefix("log: ") }
+        #expect(log.contains { $0.hasPrefix("log: notice DouyinChat.ChatConnection: closed by the server code=1011 reason=chaos") }, "\(log.prefix(20))")
+        #expect(log.contains { $0.contains("reconnect scheduled attempt=") && $0.contains(" delay=0.") }, "\(log.prefix(20))")
+        #expect(log.contains { $0.contains("connection lost error=no pong within the heartbeat timeout") }, "the silent connection")
+        #expect(log.last?.contains("stopped") == true, "\(log.suffix(3))")
     }
 
     /// The de-duplication window stays at its capacity over 100k ids and forgets the oldest.

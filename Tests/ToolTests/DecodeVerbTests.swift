@@ -99,5 +99,19 @@ struct DecodeVerbTests {
         #expect(video != nil && firstPass != nil && video!.lowerBound < firstPass!.lowerBound)
         #expect(result.stdout.contains("without preloader, swipe 1: first 100 KB after "))
         #expect(result.stdout.contains("with preloader, swipe 5: first 100 KB after "))
+        // The proxy section (make test installs ffmpeg, so it must not be skipped): ffmpeg's
+        // pass 1 goes to the origin, pass 2 (origin stopped) asks it nothing, and both decode
+        // to the same frames as the file itself.
+        _ = try TestMedia.ffmpeg()
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        for stream in ["tail.mp4", "ts/index.m3u8"] {
+            let first = lines.first { $0.hasPrefix("  \(stream) pass 1: ") } ?? "(no pass 1 line for \(stream))"
+            let second = lines.first { $0.hasPrefix("  \(stream) pass 2 (origin stopped): ") } ?? "(no pass 2 line for \(stream))"
+            #expect(first.contains("origin sent ") && !first.contains("origin sent 0 bytes"), "\(first)")
+            #expect(first.hasSuffix("framemd5 = file: equal"), "\(first)")
+            #expect(second.contains("origin sent 0 bytes (0 requests)"), "\(second)")
+            #expect(second.contains(", 0 from origin;"), "\(second)")
+            #expect(second.hasSuffix("framemd5 = pass 1: equal, = file: equal"), "\(second)")
+        }
     }
 }

@@ -197,6 +197,16 @@ struct VideoVerbTests {
         #expect(result.stderr.contains("--range"), "\(result.stderr)")
     }
 
+    /// A last byte at Int64.max has no exclusive end; the message says the bound rather than
+    /// "first ≤ last", which held.
+    @Test func aRangeEndingAtInt64MaxSaysTheBound() async throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let result = try await Tool.run(["video", "get", "http://127.0.0.1:9/v.mp4", "--range", "9223372036854775806-9223372036854775807", "--dir", folder.url.path])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("last < \(Int64.max)"), "\(result.stderr)")
+    }
+
     /// Case 7: a read-only cache directory (a read-only bind mount, so even root cannot write)
     /// serves what it holds and fetches the rest without storing it.
     @Test func aReadOnlyCacheDirectoryServesWhatItHoldsAndFetchesTheRest() async throws {

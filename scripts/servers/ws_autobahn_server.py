@@ -2,8 +2,9 @@
 0.1.0 (the Autobahn case files run from Python 3; .build/autobahn-venv, made by
 `scripts/install-deps.sh test`).
 
-Usage: ws_autobahn_server.py [--include CASE ...] [--exclude CASE ...]
-Prints `PORT <n>` once it listens on 127.0.0.1 (port chosen by the OS). The client under test
+Usage: ws_autobahn_server.py [--port P] [--include CASE ...] [--exclude CASE ...]
+Prints `listening on 127.0.0.1:<port>` once it listens (P, or one the OS picks for 0, the
+default). The client under test
 then asks `/getCaseCount`, runs `/runCase?case=N&agent=A` for N = 1...count, and ends the run
 with `/updateReports?agent=A`. Then one line a case, `CASE <id> <behavior> <close-behavior>
 <passed|failed> <result>`, and `END`. Exits when stdin closes, whatever the state of the run.
@@ -17,14 +18,15 @@ from kosoku import FailureError, run_fuzzingserver
 
 async def main() -> None:
     parser = argparse.ArgumentParser()
+    parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--include", action="append", default=[])
     parser.add_argument("--exclude", action="append", default=[])
     args = parser.parse_args()
     loop = asyncio.get_running_loop()
     # The test process holds our stdin: when it ends (or gives up), so does this server.
     stdin_closed = loop.run_in_executor(None, sys.stdin.buffer.read)
-    async with run_fuzzingserver(args.include, args.exclude, host="127.0.0.1", port=0) as server:
-        print(f"PORT {server.port}", flush=True)
+    async with run_fuzzingserver(args.include, args.exclude, host="127.0.0.1", port=args.port) as server:
+        print(f"listening on 127.0.0.1:{server.port}", flush=True)
         result = asyncio.ensure_future(server.get_result())
         done, _ = await asyncio.wait([result, stdin_closed], return_when=asyncio.FIRST_COMPLETED)
         if result not in done:

@@ -2,8 +2,8 @@
 """A hostile push server for the realtime client's "no message lost, none twice" test (Debian's
 python3-websockets through ws_protocol.py, run with /usr/bin/python3; loopback only).
 
-Usage: ws_chaos_server.py --total N [--seed S]
-Prints `PORT <p>` once listening. Any WebSocket path pushes GroupChats `c000000`, `c000001`, …
+Usage: ws_chaos_server.py --total N [--seed S] [--port P]
+Prints `listening on 127.0.0.1:<port>` once listening (P, or one the OS picks for 0, the default). Any WebSocket path pushes GroupChats `c000000`, `c000001`, …
 in order up to N. On a schedule drawn from the seed, each connection (but the last) ends after
 a few hundred messages (and a ping answered, so the client read them all) in one of five ways: TCP dropped without a close frame; silence with the
 socket kept open (no data, no pong: only the client's heartbeat can tell); a close with 1001 or
@@ -33,13 +33,13 @@ def chat(index):
 
 
 class Chaos:
-    def __init__(self, total, seed):
+    def __init__(self, total, seed, port):
         self.total = total
         self.random = random.Random(seed)
         self.sent = 0          # the highest index pushed so far, plus one
         self.acked = 0         # the highest index the client is known to have read, plus one
         self.server = None
-        self.port = 0
+        self.port = port
         self.peers = set()
         # Every kind of fault in a seeded order, then again: a short run still meets each.
         self.faults = self.random.sample(FAULTS, len(FAULTS))
@@ -130,10 +130,11 @@ async def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--total", type=int, default=3000)
     parser.add_argument("--seed", type=int, default=25)
+    parser.add_argument("--port", type=int, default=0)
     args = parser.parse_args()
-    chaos = Chaos(args.total, args.seed)
+    chaos = Chaos(args.total, args.seed, args.port)
     await chaos.listen()
-    print(f"PORT {chaos.port}", flush=True)
+    print(f"listening on 127.0.0.1:{chaos.port}", flush=True)
     loop = asyncio.get_running_loop()
     stop = loop.create_future()
     loop.add_reader(sys.stdin.fileno(), lambda: stop.done() or (os.read(sys.stdin.fileno(), 1024) or stop.set_result(None)))

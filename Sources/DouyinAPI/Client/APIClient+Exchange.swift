@@ -78,17 +78,21 @@ extension APIClient {
         while true {
             let exchange = Exchange(limit: configuration.maximumBodySize, redirectsReturned: delegate != nil && request.httpBody != nil,
                                     uploadProgress: uploadProgress)
-            let task: URLSessionDataTask
+            let transfer: Exchange.Transfer
             if let delegate {
-                task = session.dataTask(with: request)
+                let task = session.dataTask(with: request)
                 delegate.register(exchange, for: task)
+                transfer = .dataTask(task)
+            } else if uploadProgress != nil, request.httpBody != nil {
+                // A caller's session, and progress asked: only a delegate of this task hears it.
+                transfer = .running(Self.sendReportingUpload(request, on: session, to: exchange))
             } else {
                 // A caller's session: its delegate is its own, so the answer comes whole.
-                task = session.dataTask(with: request) { data, response, error in
+                transfer = .dataTask(session.dataTask(with: request) { data, response, error in
                     exchange.delivered(data, response, error)
-                }
+                })
             }
-            switch try await exchange.run(task, until: deadline) {
+            switch try await exchange.run(transfer, until: deadline) {
             case .answer(let data, let response):
                 return (data, response)
             case .redirect(let status, let url):

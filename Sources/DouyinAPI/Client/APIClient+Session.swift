@@ -26,8 +26,9 @@ extension APIClient {
     /// ``APIResult/response``. What differs: the body is checked once URLSession has buffered all
     /// of it (the limit still fails the call, but no longer caps the memory used on the way);
     /// redirects are the session's delegate's to decide (a POST redirected by 307/308 is not
-    /// re-sent with its body by the client); no upload progress is reported (the session's own
-    /// delegate gets `didSendBodyData`).
+    /// re-sent with its body by the client). Upload progress is reported: a request with a body
+    /// and a progress closure goes out through `data(for:delegate:)` with a delegate of its own
+    /// task, which passes `didSendBodyData` on to the session's delegate too (on its queue).
     public convenience init(baseURL: URL, configuration: Configuration = Configuration(), session: URLSession,
                             clock: any Clock<Duration> = ContinuousClock()) {
         self.init(baseURL: baseURL, configuration: configuration, clock: clock, random: { Double.random(in: 0..<1) },

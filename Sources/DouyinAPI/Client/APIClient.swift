@@ -107,7 +107,9 @@ public final class APIClient: Sendable {
     ///   - request: the call; any ``Endpoint``, known or not.
     ///   - uploadProgress: told, on the session's delegate queue, how much of a request body
     ///     (a multipart upload) went out; called again for each attempt. `nil` (the default)
-    ///     reports nothing; never called on a caller's own session.
+    ///     reports nothing. On a caller's own session too: the request then goes out with a
+    ///     delegate of its task alone (`data(for:delegate:)`), which forwards each report to
+    ///     the session's own delegate as well.
     /// - Throws: ``APIError`` when the call fails and no fallback answers; `CancellationError`
     ///   when the task is cancelled (the request is cancelled with it, and no retry starts after).
     @discardableResult

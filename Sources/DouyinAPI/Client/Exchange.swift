@@ -38,14 +38,33 @@ final class Exchange: Sendable {
     let uploadProgress: (@Sendable (UploadProgress) -> Void)?
     private let state = LockedBox(State())
 
+    /// What carries the request: a data task the exchange starts, or a Swift task already
+    /// awaiting URLSession's async API (a caller's session asked for upload progress).
+    enum Transfer: @unchecked Sendable {
+        // @unchecked: a URLSessionDataTask is safe to resume and cancel from any thread, and
+        // nothing else is done with it here.
+        case dataTask(URLSessionDataTask)
+        case running(Task<Void, Never>)
+
+        func start() {
+            if case .dataTask(let task) = self { task.resume() }
+        }
+
+        func cancel() {
+            switch self {
+            case .dataTask(let task): Exchange.cancelLater(task)
+            case .running(let task): task.cancel()
+            }
+        }
+    }
+
     private struct State: @unchecked Sendable {
-        // @unchecked: URLSessionDataTask and HTTPURLResponse are only stored and read under the
-        // box's lock; a task is safe to cancel from any thread.
+        // @unchecked: HTTPURLResponse is only stored and read under the box's lock.
         var body = Data()
         var response: HTTPURLResponse?
         var declaredLength: Int?
         var redirect: (status: Int, url: URL)?
-        var task: URLSessionDataTask?
+        var task: Transfer?
         var continuation: CheckedContinuation<ExchangeOutcome, any Error>?
         var early: Result<ExchangeOutcome, ExchangeFailure>?
         var finished = false
@@ -61,6 +80,11 @@ final class Exchange: Sendable {
     /// with `URLError.timedOut`, however busy the connection was meanwhile (a body trickling a
     /// byte at a time, `102 Processing` again and again).
     func run(_ task: URLSessionDataTask, until deadline: ContinuousClock.Instant) async throws -> ExchangeOutcome {
+        try await run(.dataTask(task), until: deadline)
+    }
+
+    /// Runs `task` (started here if it is a data task) to its end or to `deadline`, as above.
+    func run(_ task: Transfer, until deadline: ContinuousClock.Instant) async throws -> ExchangeOutcome {
         // The deadline fires on a dispatch queue of its own, not in a Task: when the cooperative
         // pool's threads are all busy (the whole test suite under Thread Sanitizer), a
         // `Task.sleep` timer ran only after the origin gave up 60 s later, and the exchange
@@ -79,9 +103,9 @@ final class Exchange: Sendable {
                 }
                 if let early {
                     continuation.resume(with: early)
-                    Self.cancelLater(task)
+                    task.cancel()
                 } else {
-                    task.resume()
+                    task.start()
                 }
             }
         } onCancel: {
@@ -91,7 +115,7 @@ final class Exchange: Sendable {
 
     /// Ends the exchange with `result` unless it already ended; cancels the task.
     func finish(_ result: Result<ExchangeOutcome, ExchangeFailure>) {
-        let (continuation, task) = state.withLock { state -> (CheckedContinuation<ExchangeOutcome, any Error>?, URLSessionDataTask?) in
+        let (continuation, task) = state.withLock { state -> (CheckedContinuation<ExchangeOutcome, any Error>?, Transfer?) in
             guard !state.finished else { return (nil, nil) }
             state.finished = true
             if state.continuation == nil { state.early = result }
@@ -99,7 +123,7 @@ final class Exchange: Sendable {
             return (state.continuation, state.task)
         }
         continuation?.resume(with: result.mapError { $0 as any Error })
-        if let task { Self.cancelLater(task) }
+        task?.cancel()
     }
 
     /// Cancels `task` from another thread. `URLSessionTask.cancel()` waits for the session's
@@ -107,7 +131,7 @@ final class Exchange: Sendable {
     /// queue it stopped the queue for 1–2 s while FoundationNetworking went on queueing what it
     /// read (an endless chunked body at 16 MiB took 450 MB). Elsewhere the delegate queue goes
     /// on dropping the bytes that arrive until the cancellation lands (50 MB peak measured).
-    private static func cancelLater(_ task: URLSessionDataTask) {
+    static func cancelLater(_ task: URLSessionDataTask) {
         let box = TaskBox(task: task)
         DispatchQueue.global().async { box.task.cancel() }
     }

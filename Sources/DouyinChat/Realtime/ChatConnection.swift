@@ -1,3 +1,4 @@
+import DouyinLogging
 import DouyinModels
 import DouyinSupport
 import Foundation
@@ -70,13 +71,20 @@ public final class ChatConnection: Sendable {
         /// 1 MB for the default). A message whose id left the window counts as new. 10,000 by
         /// default; values below 1 count as 1.
         public var rememberedIDs: Int
+        /// Where the connection's life is logged: connecting, connected, a failed connect or
+        /// handshake, a close (code, reason) or loss, each reconnect with its backoff, giving up,
+        /// stopping (subsystem `DouyinChat.ChatConnection`; never one line per message). Called
+        /// outside the connection's lock. `nil` by default: nothing is logged.
+        public var log: LogHandler?
 
         /// A configuration; every argument has the documented default.
-        public init(reconnect: ReconnectPolicy = ReconnectPolicy(), heartbeat: Duration = .seconds(25), pongTimeout: Duration = .seconds(10), rememberedIDs: Int = 10_000) {
+        public init(reconnect: ReconnectPolicy = ReconnectPolicy(), heartbeat: Duration = .seconds(25), pongTimeout: Duration = .seconds(10),
+                    rememberedIDs: Int = 10_000, log: LogHandler? = nil) {
             self.reconnect = reconnect
             self.heartbeat = heartbeat
             self.pongTimeout = pongTimeout
             self.rememberedIDs = rememberedIDs
+            self.log = log
         }
     }
 
@@ -169,6 +177,7 @@ public final class ChatConnection: Sendable {
                 let connection = core.withLock { $0.connections.removeValue(forKey: generation) }
                 if let connection { Task { await connection.close(code: code, reason: "") } }
             case .report(let state):
+                if let log = configuration.log, let event = ChatConnectionLog.event(for: state, url: url) { log(event) }
                 continuation.yield(.state(state))
                 if state == .closed || { if case .gaveUp = state { return true } else { return false } }() {
                     let (timers, connections) = core.withLock { core in
@@ -181,6 +190,7 @@ public final class ChatConnection: Sendable {
                     continuation.finish()
                 }
             case .reportError(let error):
+                configuration.log?(ChatConnectionLog.event(error: error, url: url))
                 continuation.yield(.error(error))
             case .startTimer(let timer, let delay):
                 let task = Task { [sleep] in

@@ -218,10 +218,10 @@ final class POSIXWebSocketConnection: WebSocketConnection, @unchecked Sendable {
                 if parsed.fin, let complete = message {
                     message = nil
                     if complete.opcode == .text {
-                        guard WebSocketFrame.isValidUTF8(complete.bytes) else {
+                        guard let text = complete.bytes.withUnsafeBufferPointer(WebSocketFrame.text(of:)) else {
                             throw violation(WebSocketFrame.FrameError("text message is not valid UTF-8", closeCode: 1007))
                         }
-                        continuation.yield(.text(String(decoding: complete.bytes, as: UTF8.self)))
+                        continuation.yield(.text(text))
                     } else {
                         continuation.yield(.binary(Data(complete.bytes)))
                     }

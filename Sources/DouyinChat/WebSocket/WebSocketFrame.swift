@@ -103,17 +103,29 @@ package enum WebSocketFrame {
     }
 
     /// Whether `bytes` are well-formed UTF-8 (no overlong forms, surrogates or values past
-    /// U+10FFFF). `String(validating:)` would do, but needs macOS 15.
+    /// U+10FFFF).
     package static func isValidUTF8<Bytes: Collection>(_ bytes: Bytes) -> Bool where Bytes.Element == UInt8 {
-        // Fast path: ASCII only.
-        if bytes.allSatisfy({ $0 < 0x80 }) { return true }
+        if let valid = bytes.withContiguousStorageIfAvailable({ text(of: $0) != nil }) { return valid }
+        return Array(bytes).withUnsafeBufferPointer { text(of: $0) != nil }
+    }
+
+    /// The text a message's `bytes` spell, or `nil` when they are not well-formed UTF-8.
+    ///
+    /// One pass in the standard library's compiled validator: the per-byte generic loop this
+    /// replaced (`allSatisfy`, then `UTF8.decode`) ran unspecialised in a debug build, ~40 ns a
+    /// byte, 5 of the 7 s of CPU a debug `ws echo` spent on Autobahn case 12.1.15 (1000 text
+    /// messages of 128 KiB).
+    package static func text(of bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *) {
+            return String(validating: bytes, as: UTF8.self)
+        }
         var iterator = bytes.makeIterator()
         var decoder = UTF8()
         while true {
             switch decoder.decode(&iterator) {
             case .scalarValue: continue
-            case .emptyInput: return true
-            case .error: return false
+            case .emptyInput: return String(decoding: bytes, as: UTF8.self)
+            case .error: return nil
             }
         }
     }

@@ -53,6 +53,10 @@ extension FeedSession {
             return stops
         }
         for lane in stops { Self.stop(lane) }
+        if let switched, let decided {
+            log(.notice, "gear switched down", ["index": String(index), "from": String(decided.gear.bitRate), "to": String(switched.bitRate),
+                                               "estimate": String(estimate)])
+        }
         if let url = state.withLock({ $0.known[index]?.gear.url }) { watch(url) }
         kick()
     }
@@ -114,14 +118,19 @@ extension FeedSession {
         }
         guard let next else { return }
         let (fetch, isPlaying) = next
-        state.withLock { state in
-            guard !state.closed, state.generation == generation, (isPlaying ? state.playing : state.preload) == nil else { return }
+        let started = state.withLock { state -> Bool in
+            guard !state.closed, state.generation == generation, (isPlaying ? state.playing : state.preload) == nil else { return false }
             state.nextID += 1
             let id = state.nextID
             let reader = videoCache.reader(for: fetch.url)
             let task = Task { [self] in await run(fetch, id: id, reader: reader, generation: generation) }
             let lane = Lane(id: id, fetch: fetch, task: task, reader: reader)
             if isPlaying { state.playing = lane } else { state.preload = lane }
+            return true
+        }
+        if started {
+            log(.debug, "fetch started", ["index": String(fetch.index), "purpose": "\(fetch.purpose)", "lane": isPlaying ? "playing" : "preload",
+                                          "range": "\(fetch.range.lowerBound)-\(fetch.range.upperBound - 1)", "url": fetch.url.absoluteString])
         }
     }
 
@@ -143,6 +152,7 @@ extension FeedSession {
         } catch {
             // A lane stopped by a swipe or cancel() is cancelled first: that is no failure.
             failed = !Task.isCancelled
+            if failed { log(.notice, "fetch failed", ["index": String(fetch.index), "url": fetch.url.absoluteString, "error": "\(error)"]) }
         }
         let length = reader.knownContentInfo?.length
         var start: StartBytes?

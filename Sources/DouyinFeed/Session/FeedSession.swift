@@ -1,3 +1,4 @@
+import DouyinLogging
 import DouyinSupport
 import DouyinVideoCache
 import Foundation
@@ -48,6 +49,12 @@ public final class FeedSession: Sendable {
         }()
         /// The video cache's size limit in bytes: 4 GiB by default.
         public var cacheSizeLimit: Int64 = 4 << 30
+        /// Where the session tells what it decides: each item shown, each fetch the adaptive
+        /// plan starts (item, purpose, bytes), each failed fetch, each gear switched down at
+        /// playback. Also handed to the session's ``VideoCache`` and, for ``Policy/fixed``,
+        /// its ``FeedPreloader``, so one hook covers the session. `nil` by default: nothing is
+        /// logged.
+        public var log: LogHandler?
 
         /// The defaults.
         public init() {}
@@ -129,6 +136,7 @@ public final class FeedSession: Sendable {
         var cacheConfiguration = VideoCache.Configuration()
         // Held runs are never fetched again to merge two requests: no byte twice.
         cacheConfiguration.coalescingGap = 0
+        cacheConfiguration.log = configuration.log
         do {
             videoCache = try VideoCache(directory: directory, sizeLimit: configuration.cacheSizeLimit, origin: origin, configuration: cacheConfiguration)
         } catch {
@@ -137,6 +145,7 @@ public final class FeedSession: Sendable {
         if configuration.policy == .fixed {
             var preload = FeedPreloader.Configuration()
             preload.planner = configuration.fixed
+            preload.log = configuration.log
             preloader = FeedPreloader(videoCache: videoCache, imageCache: nil, configuration: preload)
         } else {
             preloader = nil
@@ -172,6 +181,7 @@ public final class FeedSession: Sendable {
     public func show(_ index: Int) {
         guard items.indices.contains(index) else { return }
         let time = now()
+        log(.debug, "item shown", ["index": String(index)])
         switch configuration.policy {
         case .none:
             state.withLock { $0.current = index }
@@ -229,5 +239,12 @@ public final class FeedSession: Sendable {
     static func stop(_ lane: Lane) {
         lane.task.cancel()
         lane.reader.close()
+    }
+
+    /// Sends an event to ``Configuration/log``, if one is set (its values built only then);
+    /// never called under the state's lock.
+    func log(_ level: LogEvent.Level, _ message: String, _ values: @autoclosure () -> [String: String] = [:]) {
+        guard let handler = configuration.log else { return }
+        handler(LogEvent(level: level, subsystem: "DouyinFeed.FeedSession", message: message, metadata: values()))
     }
 }

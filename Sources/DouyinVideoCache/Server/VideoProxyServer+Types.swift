@@ -1,3 +1,4 @@
+import DouyinLogging
 import Foundation
 
 extension VideoProxyServer {
@@ -19,6 +20,12 @@ extension VideoProxyServer {
         public var writeTimeout: Duration = .seconds(30)
         /// Bytes: the largest request head accepted; longer ones get 431. Default 16,384.
         public var maxHeadBytes: Int = 16_384
+        /// Where the server tells its ``Event``s as log lines: start and stop, each refused
+        /// request with why (token, Host, scheme, method, malformed head), each origin failure
+        /// passed to the player, the connection cap reached, and every answered request at
+        /// `debug`. The token never appears in them. `nil` by default: nothing is logged (the
+        /// ``VideoProxyServer/events()`` stream is unaffected either way).
+        public var log: LogHandler?
 
         /// The default configuration.
         public init() {}

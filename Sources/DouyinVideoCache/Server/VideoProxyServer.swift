@@ -130,6 +130,7 @@ public final class VideoProxyServer: Sendable {
 
     func publish(_ event: Event) {
         for continuation in subscribers.withLock({ Array($0.all.values) }) { continuation.yield(event) }
+        if let log = configuration.log, let line = Self.logEvent(for: event, maxConnections: configuration.maxConnections) { log(line) }
     }
 
     /// 24 random characters of `A-Z a-z 0-9 - _` (143 bits), new at every start.

@@ -25,7 +25,7 @@ enum CacheCommand {
         do {
             // The URL is the user's own argument, not data from a feed: file:// is explicit
             // local use here (regular files only; a FIFO is refused, never waited on).
-            let configuration = TwoTierCache.Configuration(downloader: .init(allowsFileURLs: true, log: options.log))
+            let configuration = TwoTierCache.Configuration(downloader: .init(allowsFileURLs: true), log: options.log)
             cache = try TwoTierCache(directory: URL(fileURLWithPath: directory), configuration: configuration)
         } catch {
             throw ToolError.failed("\(error)")

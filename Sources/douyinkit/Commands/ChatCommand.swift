@@ -10,14 +10,15 @@ import Foundation
 /// `--pong-timeout` and `--retry-cap` set the connection's ping interval (25 s), the wait for
 /// its pong (10 s) and the longest backoff between attempts (60 s). Every text the server sent
 /// (the three fields, close reasons, header values in errors) is printed through
-/// ``TerminalText/escaped(_:)``.
+/// ``TerminalText/escaped(_:)``. `--verbose` adds the connection's log events on stderr.
 enum ChatCommand {
     /// The verb's entry in the tool's table.
     static let verb = Verb(name: "chat", summary: "listen to a group chat over WebSocket and print each message", usage: usage, run: run)
 
     static let usage = """
-    usage: douyinkit chat listen <ws-or-wss-url> [--udid U] [--count N] [--timeout S] [--cacert <pem>] [--heartbeat S] [--pong-timeout S] [--retry-cap S]
+    usage: douyinkit chat listen <ws-or-wss-url> [--udid U] [--count N] [--timeout S] [--cacert <pem>] [--heartbeat S] [--pong-timeout S] [--retry-cap S] [--verbose]
       --udid: the visitor id sent in the upgrade's udid header (default \(defaultUDID))
+      --verbose: the connection's log on stderr as `log: …` lines (connects, closes, each reconnect and its backoff, giving up)
       --cacert: trust this PEM file's certificates instead of the system store (Linux)
       --heartbeat, --pong-timeout, --retry-cap: seconds between pings (25), to wait for a pong (10), longest backoff (60)
     """
@@ -27,50 +28,23 @@ enum ChatCommand {
 
     static func run(_ arguments: [String]) async throws {
         guard arguments.first == "listen" else { throw ToolError.usage(usage) }
-        var urlText: String?
-        var udid: String?
-        var count: Int?
-        var timeout: Double?
-        var cacert: String?
+        let line = try ChatCommandLine(arguments.dropFirst(), usage: usage,
+                                       accepts: ["--udid", "--count", "--timeout", "--cacert", "--heartbeat", "--pong-timeout", "--retry-cap", "--verbose"])
+        let url = line.url
         var configuration = ChatConnection.Configuration()
-        var rest = arguments.dropFirst()[...]
-        while let argument = rest.popFirst() {
-            switch argument {
-            case "--udid":
-                guard let value = rest.popFirst() else { throw ToolError.usage(usage) }
-                udid = value
-            case "--count":
-                guard let value = rest.popFirst(), let number = Int(value), number > 0 else { throw ToolError.usage("--count takes a whole number above 0\n" + usage) }
-                count = number
-            case "--timeout":
-                guard let value = rest.popFirst(), let seconds = Double(value), seconds > 0, seconds.isFinite else { throw ToolError.usage("--timeout takes seconds above 0\n" + usage) }
-                timeout = seconds
-            case "--cacert":
-                guard let value = rest.popFirst() else { throw ToolError.usage("--cacert takes a PEM file\n" + usage) }
-                cacert = value
-            case "--heartbeat", "--pong-timeout", "--retry-cap":
-                guard let value = rest.popFirst(), let seconds = Double(value), seconds > 0, seconds.isFinite, seconds < 86_400 else {
-                    throw ToolError.usage("\(argument) takes seconds above 0\n" + usage)
-                }
-                let duration = Duration.milliseconds(Int64(seconds * 1000))
-                switch argument {
-                case "--heartbeat": configuration.heartbeat = duration
-                case "--pong-timeout": configuration.pongTimeout = duration
-                default: configuration.reconnect.cap = duration
-                }
-            default:
-                guard urlText == nil, !argument.hasPrefix("--") else { throw ToolError.usage(usage) }
-                urlText = argument
-            }
-        }
-        guard let urlText else { throw ToolError.usage("missing the ws:// or wss:// URL\n" + usage) }
-        let url = try ChatURL.parse(urlText, usage: usage)
+        if let heartbeat = line.duration("--heartbeat") { configuration.heartbeat = heartbeat }
+        if let pongTimeout = line.duration("--pong-timeout") { configuration.pongTimeout = pongTimeout }
+        if let cap = line.duration("--retry-cap") { configuration.reconnect.cap = cap }
         if configuration.reconnect.base > configuration.reconnect.cap { configuration.reconnect.base = configuration.reconnect.cap }
-        let connection = ChatConnection(url: url, udid: udid ?? defaultUDID, configuration: configuration,
+        if line.has("--verbose") {
+            // The events carry the server's close reason: escaped like every other text of its.
+            configuration.log = LogHandler { printError("log: " + TerminalText.escaped($0.description)) }
+        }
+        let connection = ChatConnection(url: url, udid: line.text("--udid") ?? defaultUDID, configuration: configuration,
                                         history: apiBaseURL(forPushURL: url).map { APIClient(baseURL: $0) },
-                                        transport: try ChatURL.transport(cacert: cacert))
+                                        transport: try ChatURL.transport(cacert: line.text("--cacert")))
         let outcome = Outcome()
-        let (wanted, limit) = (count, timeout)
+        let (wanted, limit) = (line.count("--count"), line.seconds("--timeout"))
         let timer = Task {
             guard let limit else { return }
             try? await Task.sleep(for: .milliseconds(Int64(limit * 1000)))

@@ -52,6 +52,7 @@ enum FeedSessionCommand {
 
         var configuration = FeedSession.Configuration()
         configuration.policy = policy
+        configuration.log = options.log
         let session: FeedSession
         do {
             session = try FeedSession(items: items, directory: URL(fileURLWithPath: directory).appendingPathComponent("video"),

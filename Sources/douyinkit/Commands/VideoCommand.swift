@@ -24,7 +24,7 @@ enum VideoCommand {
         let rangeText = try options.required("--range", "<first>-<last>")
         let directory = try options.required("--dir", "<dir>")
         guard let range = parseRange(rangeText) else {
-            throw ToolError.usage("--range must be <first>-<last> with first ≤ last, not \"\(rangeText)\"\n\(usage)")
+            throw ToolError.usage("--range must be <first>-<last>, whole numbers with 0 ≤ first ≤ last < \(Int64.max), not \"\(rangeText)\"\n\(usage)")
         }
         let destination = try BinaryOutput.resolve(out: options.string("--out"))
         try options.finish()

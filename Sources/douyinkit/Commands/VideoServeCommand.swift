@@ -19,12 +19,15 @@ enum VideoServeCommand {
 
         let cache: VideoCache
         do {
-            cache = try VideoCache(directory: URL(fileURLWithPath: directory), sizeLimit: 4 << 30)
+            var cacheConfiguration = VideoCache.Configuration()
+            cacheConfiguration.log = options.log
+            cache = try VideoCache(directory: URL(fileURLWithPath: directory), sizeLimit: 4 << 30, configuration: cacheConfiguration)
         } catch {
             throw ToolError.failed(error.description)
         }
         var configuration = VideoProxyServer.Configuration()
         configuration.port = port
+        configuration.log = options.log
         let server = VideoProxyServer(cache: cache, configuration: configuration)
         // The signals are caught before the line goes out: a supervisor that reads the line and
         // signals at once must get the orderly stop, not the default kill.

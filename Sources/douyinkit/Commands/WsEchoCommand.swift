@@ -15,26 +15,9 @@ enum WsEchoCommand {
 
     static func run(_ arguments: [String]) async throws {
         guard arguments.first == "echo" else { throw ToolError.usage(usage) }
-        var urlText: String?
-        var timeout: Double?
-        var cacert: String?
-        var rest = arguments.dropFirst()[...]
-        while let argument = rest.popFirst() {
-            switch argument {
-            case "--timeout":
-                guard let value = rest.popFirst(), let seconds = Double(value), seconds > 0, seconds.isFinite else { throw ToolError.usage("--timeout takes seconds above 0\n" + usage) }
-                timeout = seconds
-            case "--cacert":
-                guard let value = rest.popFirst() else { throw ToolError.usage("--cacert takes a PEM file\n" + usage) }
-                cacert = value
-            default:
-                guard urlText == nil, !argument.hasPrefix("--") else { throw ToolError.usage(usage) }
-                urlText = argument
-            }
-        }
-        guard let urlText else { throw ToolError.usage("missing the ws:// or wss:// URL\n" + usage) }
-        let url = try ChatURL.parse(urlText, usage: usage)
-        let transport = try ChatURL.transport(cacert: cacert)
+        let line = try ChatCommandLine(arguments.dropFirst(), usage: usage, accepts: ["--timeout", "--cacert"])
+        let url = line.url, timeout = line.seconds("--timeout")
+        let transport = try ChatURL.transport(cacert: line.text("--cacert"))
         if let timeout {
             // The whole run is bounded: a server that never closes cannot hold the tool.
             Task {

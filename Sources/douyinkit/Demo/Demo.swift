@@ -11,6 +11,7 @@ enum Demo {
         try await showCache(fixtures)
         try await showCovers(fixtures)
         try await showVideo(fixtures)
+        try await ProxyDemo.run()
         try await FeedDemo.run(fixtures)
         try await SessionDemo.run(fixtures)
         try showGifts(fixtures)
