@@ -90,6 +90,24 @@ struct RemoveInUseTests {
         }
     }
 
+    /// A resource evicted to make room for another: its subscriber is told it holds nothing.
+    @Test func anEvictedResourcesSubscriberIsToldItHoldsNothing() async throws {
+        try await withTemporaryDirectory { folder in
+            let nginx = try await NginxOrigin.start()
+            try nginx.serve(videoBytes(100_000, seed: 74), at: "/v/old.mp4")
+            try nginx.serve(videoBytes(100_000, seed: 75), at: "/v/new.mp4")
+            let cache = try VideoCache(directory: folder.appending("cache"), sizeLimit: 150_000)
+            try await cache.prefetch(nginx.url("/v/old.mp4"), bytes: 100_000)
+            // Not consumed: its next element is the eviction's when told, else the complete one.
+            var watcher = cache.changes(for: nginx.url("/v/old.mp4")).makeAsyncIterator()
+            try await cache.prefetch(nginx.url("/v/new.mp4"), bytes: 100_000)
+            let told = await watcher.next()
+
+            #expect(cache.statistics.evictions == 1)
+            #expect(told == VideoCache.Content(ranges: ByteRangeSet(), length: nil), "the subscriber of the evicted resource was not told")
+        }
+    }
+
     // MARK: Through the proxy, from nginx
 
     /// A reader holds the file open (as a player or the proxy's own read would), the app removes

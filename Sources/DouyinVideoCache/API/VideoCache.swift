@@ -107,7 +107,10 @@ public final class VideoCache: Sendable {
         } catch {
             throw .cannotCreateDirectory(path: directory.path, errno: error.code)
         }
-        ledger = StorageLedger(directory: directory.path, sizeLimit: sizeLimit, files: files, now: configuration.now, log: configuration.log)
+        // An evicted resource's subscribers learn it holds nothing now.
+        ledger = StorageLedger(directory: directory.path, sizeLimit: sizeLimit, files: files, now: configuration.now, log: configuration.log) { [changeHub] key in
+            changeHub.publish(for: key) { Content(ranges: ByteRangeSet(), length: nil) }
+        }
         recoverEntries()
     }
 

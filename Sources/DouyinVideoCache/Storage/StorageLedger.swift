@@ -34,13 +34,18 @@ final class StorageLedger: Sendable {
     private let books = LockedBox(Books())
     /// Where evictions are told (``VideoCache/Configuration/log``), after unlocking.
     private let log: LogHandler?
+    /// Told the key of each resource evicted to make room, after unlocking (the cache tells
+    /// that resource's change subscribers).
+    private let evicted: @Sendable (String) -> Void
 
-    init(directory: String, sizeLimit: Int64, files: FileIO, now: @escaping @Sendable () -> Date, log: LogHandler? = nil) {
+    init(directory: String, sizeLimit: Int64, files: FileIO, now: @escaping @Sendable () -> Date, log: LogHandler? = nil,
+         evicted: @escaping @Sendable (String) -> Void = { _ in }) {
         self.directory = directory
         self.sizeLimit = sizeLimit
         self.files = files
         self.now = now
         self.log = log
+        self.evicted = evicted
     }
 
     /// Registers a resource found on disk or just created, with `busy` uses already open.
@@ -99,6 +104,7 @@ final class StorageLedger: Sendable {
         }
         // Told after unlocking: the handler is the app's code.
         for drop in dropped {
+            evicted(drop.key)
             log?(LogEvent(level: .notice, subsystem: VideoCache.subsystem, message: "resource evicted to stay under the size limit",
                           metadata: ["key": drop.key, "bytes": String(drop.bytes), "sizeLimit": String(sizeLimit)]))
         }
