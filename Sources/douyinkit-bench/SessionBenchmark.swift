@@ -1,4 +1,5 @@
 import DouyinKit
+import DouyinSupport
 import DouyinTestSupport
 import Foundation
 
@@ -66,7 +67,7 @@ enum SessionBenchmark {
     static func throughput(_ reports: [SessionReport]) -> Double? {
         let bytes = reports.reduce(Int64(0)) { $0 + $1.playingTransferBytes }
         let time = reports.reduce(Duration.zero) { $0 + $1.playingTransferTime }
-        let seconds = Double(time.components.seconds) + Double(time.components.attoseconds) / 1e18
+        let seconds = time.inSeconds
         return seconds > 0 ? Double(bytes) / seconds : nil
     }
 
@@ -76,7 +77,7 @@ enum SessionBenchmark {
         func percentile(_ percent: Double) -> Int64 {
             guard !starts.isEmpty else { return 0 }
             let value = starts[max(0, Int((percent / 100 * Double(starts.count)).rounded(.up)) - 1)]
-            return value.components.seconds * 1000 + value.components.attoseconds / 1_000_000_000_000_000
+            return value.wholeMilliseconds
         }
         let forward = reports.map(\.forwardReadyShare)
         let ready = forward.isEmpty ? 0 : forward.reduce(0, +) / Double(forward.count) * 100
@@ -88,11 +89,8 @@ enum SessionBenchmark {
         let duplicate = reports.reduce(Int64(0)) { $0 + $1.duplicateBytes }
         let rates = reports.map(\.weightedBitRate)
         let switches = reports.reduce(0) { $0 + $1.gearSwitches }
-        func seconds(_ duration: Duration) -> Double {
-            Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-        }
         return "| \(policy.rawValue) | \(fixed(ready, 1)) | \(percentile(50)) | \(percentile(95)) | "
-            + "\(fixed(seconds(watch) > 0 ? seconds(stall) / seconds(watch) * 100 : 0, 2)) | \(fixed(Double(fetched) / 1e6)) | "
+            + "\(fixed(watch > .zero ? stall.inSeconds / watch.inSeconds * 100 : 0, 2)) | \(fixed(Double(fetched) / 1e6)) | "
             + "\(fixed(Double(played) / 1e6)) | \(fixed(fetched > 0 ? Double(unplayed) / Double(fetched) * 100 : 0, 1)) | \(duplicate) | "
             + "\(Int(rates.reduce(0, +) / Double(max(1, rates.count)) / 1000)) | \(switches) | \(throughput(reports).map { fixed($0 / 1000, 0) } ?? "–") |"
     }

@@ -38,7 +38,13 @@ public final class NginxOrigin: @unchecked Sendable {
 
     /// Starts nginx; `extraLocations` is nginx config added inside the server block
     /// (e.g. a `location /slow/ { limit_rate 64k; }`).
-    public init(extraLocations: String = "") throws {
+    public convenience init(extraLocations: String = "") throws {
+        try self.init(extraLocations: extraLocations, ports: { try NginxOrigin.freePort() })
+    }
+
+    /// Starts nginx on the port `ports` gives for each attempt (five at most): tests hand it a
+    /// port another server holds, to check that server is not taken for nginx.
+    package init(extraLocations: String, ports: () throws -> Int) throws {
         guard let binary = Self.binary else { throw StartError(description: "nginx is not installed (make test installs it)") }
         prefix = FileManager.default.temporaryDirectory.appendingPathComponent("nginx-\(UUID().uuidString)")
         root = prefix.appendingPathComponent("root")
@@ -46,26 +52,28 @@ public final class NginxOrigin: @unchecked Sendable {
         try FileManager.default.createDirectory(at: prefix.appendingPathComponent("logs"), withIntermediateDirectories: true)
         var lastError = ""
         for _ in 0..<5 {
-            let port = try Self.freePort()
-            let config = Self.config(prefix: prefix.path, root: root.path, port: port, extra: extraLocations)
+            let port = try ports()
+            let token = UUID().uuidString
+            let config = Self.config(prefix: prefix.path, root: root.path, port: port, token: token, extra: extraLocations)
             let configURL = prefix.appendingPathComponent("nginx.conf")
             try Data(config.utf8).write(to: configURL)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: binary)
             process.arguments = ["-p", prefix.path, "-c", configURL.path]
-            let stderrURL = prefix.appendingPathComponent("logs/stderr.log")
-            try Data().write(to: stderrURL)
+            let output = Pipe()
             process.standardOutput = FileHandle.nullDevice
-            process.standardError = try FileHandle(forWritingTo: stderrURL)
+            process.standardError = output
             try process.run()
-            if Self.waitUntilListening(port: port, while: process) {
+            let failure = Self.waitForStart(of: process, port: port, token: token, output: output.fileHandleForReading,
+                                            log: prefix.appendingPathComponent("logs/stderr.log"))
+            guard let failure else {
                 self.port = port
                 self.process.withLock { $0 = process }
                 return
             }
             process.terminate()
             process.waitUntilExit()
-            lastError = (try? String(contentsOf: prefix.appendingPathComponent("logs/stderr.log"), encoding: .utf8)) ?? "no output"
+            lastError = failure.isEmpty ? "no output" : failure
         }
         throw StartError(description: "nginx did not start: \(lastError)")
     }
@@ -104,10 +112,10 @@ public final class NginxOrigin: @unchecked Sendable {
     /// nginx writes a request's log line after sending its response, so a client acting on a
     /// response head can look before the line is there. One round trip of a marker request
     /// first makes sure: nginx's single process finishes (and logs) what it has sent before it
-    /// reads the next request. Marker lines are left out.
+    /// reads the next request. Marker lines, and the start-up probe's, are left out.
     public func requests() -> [Request] {
         _ = loopbackExchange(port: port, Self.markerPath)
-        return loggedRequests().filter { $0.uri != Self.markerPath }
+        return loggedRequests().filter { $0.uri != Self.markerPath && $0.uri != Self.probePath }
     }
 
     private static let markerPath = "/__douyinkit-log-marker"
@@ -132,12 +140,15 @@ public final class NginxOrigin: @unchecked Sendable {
         running.waitUntilExit()
     }
 
-    private static func config(prefix: String, root: String, port: Int, extra: String) -> String {
+    /// The config of one start: the error log's notices also go to stderr (the start-up wait
+    /// reads them), and ``probePath`` answers `token`.
+    private static func config(prefix: String, root: String, port: Int, token: String, extra: String) -> String {
         """
         daemon off;
         master_process off;
         worker_processes 1;
         error_log \(prefix)/logs/error.log warn;
+        error_log stderr notice;
         pid \(prefix)/logs/nginx.pid;
         events { worker_connections 256; }
         http {
@@ -154,6 +165,7 @@ public final class NginxOrigin: @unchecked Sendable {
             server {
                 listen 127.0.0.1:\(port);
                 root \(root);
+                location = \(probePath) { return 200 "\(token)"; }
                 \(extra)
             }
         }
@@ -162,7 +174,7 @@ public final class NginxOrigin: @unchecked Sendable {
 
     /// Asks the kernel for a free port by binding port 0; nginx then binds it (a retry covers
     /// the rare case that another process takes it in between).
-    private static func freePort() throws -> Int {
+    package static func freePort() throws -> Int {
         let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socketFD >= 0 else { throw StartError(description: "socket() failed") }
         defer { close(socketFD) }
@@ -176,18 +188,5 @@ public final class NginxOrigin: @unchecked Sendable {
         }
         guard bound else { throw StartError(description: "bind() failed") }
         return Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    /// Polls until the port accepts a connection (nginx's start-up, a few ms), for at most 10 s.
-    private static func waitUntilListening(port: Int, while process: Process) -> Bool {
-        for _ in 0..<1000 {
-            guard process.isRunning else { return false }
-            if let socketFD = connectLoopback(port: port) {
-                close(socketFD)
-                return true
-            }
-            usleep(10_000)
-        }
-        return false
     }
 }

@@ -6,23 +6,11 @@ import Testing
 /// Clients no player is: each gets a 4xx or a closed socket, and a real client (curl) is
 /// served meanwhile, never held up.
 @Suite("Proxy server against hostile clients", .serialized)
-struct ProxyHostileTests {
-    let nginx: NginxOrigin
-    let folder: TemporaryDirectory
-    let file = videoBytes(50_000, seed: 7)
+struct ProxyHostileTests: ProxySuite {
+    let fixture: ProxyFixture
 
-    init() throws {
-        nginx = try NginxOrigin()
-        folder = try TemporaryDirectory()
-        try nginx.serve(file, at: "/v/a.mp4")
-    }
-
-    func server(_ configure: (inout VideoProxyServer.Configuration) -> Void = { _ in }) throws -> VideoProxyServer {
-        var configuration = VideoProxyServer.Configuration()
-        configure(&configuration)
-        let server = VideoProxyServer(cache: try VideoCache(directory: folder.appending("cache"), sizeLimit: 1 << 30), configuration: configuration)
-        try server.start()
-        return server
+    init() async throws {
+        fixture = try await ProxyFixture(file: videoBytes(50_000, seed: 7))
     }
 
     /// A real client's request still works.

@@ -14,22 +14,11 @@ import Testing
 /// and tests run as root, whom a read-only mode does not stop), two proxies over one cache
 /// directory. Each ends in the right bytes, a short answer that says so, or a clean 5xx.
 @Suite("Proxy over failing origins, disks and a shared cache", .serialized)
-struct ProxyOriginFaultTests {
-    let nginx: NginxOrigin
-    let folder: TemporaryDirectory
-    let file = videoBytes(400_000, seed: 61)
+struct ProxyOriginFaultTests: ProxySuite {
+    let fixture: ProxyFixture
 
-    init() throws {
-        nginx = try NginxOrigin(extraLocations: "location /slow/ { limit_rate 400k; }")
-        folder = try TemporaryDirectory()
-        try nginx.serve(file, at: "/v/a.mp4")
-        try nginx.serve(file, at: "/slow/a.mp4")
-    }
-
-    func started(_ cache: VideoCache) throws -> VideoProxyServer {
-        let server = VideoProxyServer(cache: cache)
-        try server.start()
-        return server
+    init() async throws {
+        fixture = try await ProxyFixture(file: videoBytes(400_000, seed: 61), slowRate: "400k")
     }
 
     /// Given an origin that sends a honest head and then only part of the body before closing:

@@ -14,7 +14,7 @@ struct ProxyPlayerTests {
     @Test(arguments: kinds)
     func aDecodeThroughTheProxyEqualsTheOriginsAndReplaysOffline(_ path: String) async throws {
         // Given: the media on nginx, a proxy over an empty cache.
-        let nginx = try NginxOrigin()
+        let nginx = try await NginxOrigin.start()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         try await TestMedia.make(in: nginx.root)

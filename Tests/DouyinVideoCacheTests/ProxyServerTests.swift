@@ -6,24 +6,11 @@ import Testing
 /// The proxy's HTTP contract (`douyinkit video serve` in DESIGN.md), driven with curl against a
 /// real nginx origin.
 @Suite("Proxy server against nginx, with curl", .serialized)
-struct ProxyServerTests {
-    let nginx: NginxOrigin
-    let folder: TemporaryDirectory
-    let file = videoBytes(300_000, seed: 23)
+struct ProxyServerTests: ProxySuite {
+    let fixture: ProxyFixture
 
-    init() throws {
-        nginx = try NginxOrigin(extraLocations: "location /slow/ { limit_rate 200k; }")
-        folder = try TemporaryDirectory()
-        try nginx.serve(file, at: "/v/a.mp4")
-        try nginx.serve(file, at: "/slow/a.mp4")
-    }
-
-    func server(_ configure: (inout VideoProxyServer.Configuration) -> Void = { _ in }) throws -> VideoProxyServer {
-        var configuration = VideoProxyServer.Configuration()
-        configure(&configuration)
-        let server = VideoProxyServer(cache: try VideoCache(directory: folder.appending("cache"), sizeLimit: 1 << 30), configuration: configuration)
-        try server.start()
-        return server
+    init() async throws {
+        fixture = try await ProxyFixture(file: videoBytes(300_000, seed: 23), slowRate: "200k")
     }
 
     @Test func aWholeGetIsA200WithTheOriginsBytes() async throws {

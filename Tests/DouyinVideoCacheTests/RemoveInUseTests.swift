@@ -63,7 +63,7 @@ struct RemoveInUseTests {
     /// not the deleted version kept in the idle entry object.
     @Test func aRemovedIdleResourceIsReportedAsNothing() async throws {
         try await withTemporaryDirectory { folder in
-            let nginx = try NginxOrigin()
+            let nginx = try await NginxOrigin.start()
             let file = videoBytes(120_000, seed: 73)
             try nginx.serve(file, at: "/v/i.mp4")
             let origin = nginx.url("/v/i.mp4")
@@ -98,7 +98,7 @@ struct RemoveInUseTests {
     @Test(arguments: [300_000, 150_000])
     func aRemovedEntryInUseServesTheNewFileWholeToTheNextClient(_ newLength: Int) async throws {
         try await withTemporaryDirectory { folder in
-            let nginx = try NginxOrigin()
+            let nginx = try await NginxOrigin.start()
             let old = videoBytes(200_000, seed: 71), new = videoBytes(newLength, seed: 72)
             try nginx.serve(old, at: "/v/r.mp4")
             let origin = nginx.url("/v/r.mp4")

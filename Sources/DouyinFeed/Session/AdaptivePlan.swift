@@ -1,3 +1,4 @@
+import DouyinSupport
 import DouyinVideoCache
 import Foundation
 

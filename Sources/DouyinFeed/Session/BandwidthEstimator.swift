@@ -1,3 +1,4 @@
+import DouyinSupport
 import Foundation
 
 /// The bandwidth meter's arithmetic, pure: transfers start and end and bytes arrive at given
@@ -93,8 +94,7 @@ public struct BandwidthEstimator: Sendable, Hashable {
         guard let start = sampleStart else { return }
         let elapsed = time - start
         if elapsed > .zero, sampleBytes > 0 {
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            window.add(Double(sampleBytes) * 8 / seconds, weight: Double(sampleBytes).squareRoot())
+            window.add(Double(sampleBytes) * 8 / elapsed.inSeconds, weight: Double(sampleBytes).squareRoot())
             measuredTime += elapsed
             measuredBytes += sampleBytes
             sampleCount += 1

@@ -1,3 +1,4 @@
+import DouyinSupport
 import Foundation
 
 /// One quality level of a video: its own file and its bitrate.
@@ -42,19 +43,12 @@ public struct Gear: Sendable, Hashable {
 }
 
 extension Duration {
-    /// The duration in seconds, as a `Double`.
-    var inSeconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
-    }
-
-    /// `seconds` as a duration (negative and non-finite values give zero).
+    /// `seconds` as a duration, whole nanoseconds (negative and non-finite values give zero,
+    /// and a huge one about 146 years): the session's rules compute times in seconds and must
+    /// not trap on a rate of zero. Reading a duration as seconds or milliseconds is
+    /// DouyinSupport's `inSeconds` and `wholeMilliseconds`.
     static func clampedSeconds(_ seconds: Double) -> Duration {
         guard seconds.isFinite, seconds > 0 else { return .zero }
         return .nanoseconds(Int64(min(seconds * 1e9, Double(Int64.max / 2))))
-    }
-
-    /// Whole milliseconds, rounded down.
-    var inMilliseconds: Int64 {
-        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
     }
 }

@@ -1,3 +1,4 @@
+import DouyinSupport
 import Foundation
 
 /// The session's player, as arithmetic: once started, the read position moves at the gear's

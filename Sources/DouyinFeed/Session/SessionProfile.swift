@@ -1,3 +1,4 @@
+import DouyinSupport
 import Foundation
 
 /// What a session has learned of its viewer, and the window and depth it sets: small,

@@ -1,3 +1,4 @@
+import DouyinSupport
 import DouyinVideoCache
 import Foundation
 
@@ -32,8 +33,8 @@ public struct SessionReport: Sendable, Hashable {
 
         /// `swipe <n> item=<k> at_ms=<unix ms> url=<gear url> start_ms=<ms> stall_ms=<ms> played_bytes=<n>`.
         public var line: String {
-            "swipe \(number) item=\(item) at_ms=\(shownAtUnixMilliseconds) url=\(url.absoluteString) start_ms=\(start.inMilliseconds)"
-                + " stall_ms=\(stall.inMilliseconds) played_bytes=\(playedBytes)"
+            "swipe \(number) item=\(item) at_ms=\(shownAtUnixMilliseconds) url=\(url.absoluteString) start_ms=\(start.wholeMilliseconds)"
+                + " stall_ms=\(stall.wholeMilliseconds) played_bytes=\(playedBytes)"
         }
     }
 
@@ -111,8 +112,8 @@ public struct SessionReport: Sendable, Hashable {
 
     /// `summary swipes=N ready=R start_p50_ms=X start_p95_ms=Y stall_ms=Z origin_bytes=O played_bytes=P`.
     public var summaryLine: String {
-        "summary swipes=\(views.count) ready=\(readyCount) start_p50_ms=\(startPercentile(50).inMilliseconds)"
-            + " start_p95_ms=\(startPercentile(95).inMilliseconds) stall_ms=\(stallTime.inMilliseconds)"
+        "summary swipes=\(views.count) ready=\(readyCount) start_p50_ms=\(startPercentile(50).wholeMilliseconds)"
+            + " start_p95_ms=\(startPercentile(95).wholeMilliseconds) stall_ms=\(stallTime.wholeMilliseconds)"
             + " origin_bytes=\(originBytes) played_bytes=\(playedBytes)"
     }
 }

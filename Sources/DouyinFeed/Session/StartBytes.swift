@@ -1,5 +1,6 @@
-import Foundation
+import DouyinSupport
 import DouyinVideoCache
+import Foundation
 
 /// The bytes a player needs before the first frame of an MP4: the `moov` box wherever it is,
 /// plus 1 s of media at the gear's bitrate.

@@ -1,3 +1,4 @@
+import DouyinSupport
 import Foundation
 
 /// A replayable session: which item the viewer is shown at each swipe and how long they

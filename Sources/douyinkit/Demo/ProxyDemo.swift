@@ -50,6 +50,7 @@ enum ProxyDemo {
                 print("  \(stream) pass \(pass)\(pass == 2 ? " (origin stopped)" : ""): \(play.frames.count) frames in \(Demo.milliseconds(play.time)) ms; "
                     + "origin sent \(play.originBytes) bytes (\(play.originRequests) request\(play.originRequests == 1 ? "" : "s")); proxy served \(play.proxy.bytesServed) bytes, "
                     + "\(play.proxy.bytesFromCache) from cache, \(play.proxy.bytesFromOrigin) from origin; \(comparison)")
+                fflush(nil)  // a line per pass as it ends, in a pipe too (`make demo | tee log`)
             }
             origin.restart()
         }
