@@ -11,8 +11,22 @@ import FoundationNetworking
 /// Issue 26 §2/§3: upload progress when the app brings its own URLSession. Before, the
 /// client sent such a request as a completion-handler task, and the progress closure heard
 /// nothing (on this Linux not even the task's `countOfBytesSent` moves for one).
+///
+/// The uploads here allow 60 s, not the default 10: this path rides Swift concurrency's pool
+/// and FoundationNetworking's async API, both on the global dispatch queue on Linux, and a
+/// suite running beside this one (DownloaderTests) fills that queue with spinners for up to
+/// 30 s on purpose; the answer then comes after the spinners stop (seen: a 10 s deadline
+/// expired in every run beside DouyinCacheTests, never alone).
 @Suite("Upload progress on an app's own session")
 struct OwnSessionUploadTests {
+    /// A client on `session` whose attempts may take 60 s, sent once.
+    static func client(_ backend: LocalBackend, _ session: URLSession) -> APIClient {
+        var configuration = APIClient.Configuration()
+        configuration.timeout = .seconds(60)
+        configuration.retry.maximumRetries = 0
+        return APIClient(baseURL: backend.baseURL, configuration: configuration, session: session)
+    }
+
     /// An app's session delegate that keeps what `didSendBodyData` told it.
     final class AppDelegate: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
         // @unchecked: NSObject; the one stored value is a lock box.
@@ -31,7 +45,7 @@ struct OwnSessionUploadTests {
         let app = AppDelegate()
         let session = URLSession(configuration: .ephemeral, delegate: app, delegateQueue: nil)
         defer { session.finishTasksAndInvalidate() }
-        let client = APIClient(baseURL: backend.baseURL, session: session)
+        let client = Self.client(backend, session)
         let image = tinyPNG + Data(repeating: 0x5A, count: 3 << 20)
         let reports = LockedBox([UploadProgress]())
 
@@ -57,9 +71,7 @@ struct OwnSessionUploadTests {
         defer { backend.stop() }
         let session = URLSession(configuration: .ephemeral)
         defer { session.finishTasksAndInvalidate() }
-        var configuration = APIClient.Configuration()
-        configuration.retry.maximumRetries = 0
-        let client = APIClient(baseURL: backend.baseURL, configuration: configuration, session: session)
+        let client = Self.client(backend, session)
         let image = tinyPNG + Data(repeating: 1, count: 500_000)
         let count = LockedBox(0)
         _ = try await client.send(.groupChatImage(udid: Known.fixtureUDID, image: image)) { _ in count.withLock { $0 += 1 } }

@@ -28,7 +28,9 @@ extension APIClient {
     /// redirects are the session's delegate's to decide (a POST redirected by 307/308 is not
     /// re-sent with its body by the client). Upload progress is reported: a request with a body
     /// and a progress closure goes out through `data(for:delegate:)` with a delegate of its own
-    /// task, which passes `didSendBodyData` on to the session's delegate too (on its queue).
+    /// task, which passes `didSendBodyData` on to the session's delegate too (on its queue). That
+    /// request starts and ends on Swift concurrency's pool (on Linux, the global dispatch
+    /// queue): a pool kept busy delays it, within ``Configuration/timeout``.
     public convenience init(baseURL: URL, configuration: Configuration = Configuration(), session: URLSession,
                             clock: any Clock<Duration> = ContinuousClock()) {
         self.init(baseURL: baseURL, configuration: configuration, clock: clock, random: { Double.random(in: 0..<1) },

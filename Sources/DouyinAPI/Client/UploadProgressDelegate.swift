@@ -12,6 +12,10 @@ extension APIClient {
     /// task, and its `countOfBytesSent` stays 0 to the end; the per-task delegate of the async
     /// API hears every piece. The answer arrives whole, as for any task on a caller's session.
     ///
+    /// Unlike the other paths, this one needs Swift concurrency's pool to start the request and
+    /// to take the answer (on Linux both that pool and FoundationNetworking's async API run on
+    /// the global dispatch queue): a pool kept busy delays it, and the deadline still holds.
+    ///
     /// - Returns: the task awaiting the answer; cancelling it cancels the URLSession task.
     static func sendReportingUpload(_ request: URLRequest, on session: URLSession, to exchange: Exchange) -> Task<Void, Never> {
         let reporter = UploadProgressDelegate(exchange: exchange, session: session)

@@ -51,7 +51,7 @@ public final class FeedSession: Sendable {
         public var cacheSizeLimit: Int64 = 4 << 30
         /// Where the session tells what it decides: each item shown, each fetch the adaptive
         /// plan starts (item, purpose, bytes), each failed fetch, each gear switched down at
-        /// playback. Also handed to the session's ``VideoCache`` and, for ``Policy/fixed``,
+        /// playback. Also handed to the session's `VideoCache` and, for ``Policy/fixed``,
         /// its ``FeedPreloader``, so one hook covers the session. `nil` by default: nothing is
         /// logged.
         public var log: LogHandler?

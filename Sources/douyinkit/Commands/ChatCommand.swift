@@ -18,9 +18,9 @@ enum ChatCommand {
     static let usage = """
     usage: douyinkit chat listen <ws-or-wss-url> [--udid U] [--count N] [--timeout S] [--cacert <pem>] [--heartbeat S] [--pong-timeout S] [--retry-cap S] [--verbose]
       --udid: the visitor id sent in the upgrade's udid header (default \(defaultUDID))
-      --verbose: the connection's log on stderr as `log: …` lines (connects, closes, each reconnect and its backoff, giving up)
       --cacert: trust this PEM file's certificates instead of the system store (Linux)
       --heartbeat, --pong-timeout, --retry-cap: seconds between pings (25), to wait for a pong (10), longest backoff (60)
+      --verbose: the connection's log on stderr as `log: …` lines (connects, closes, each reconnect and its backoff, giving up)
     """
     /// The `udid` header sent when `--udid` is absent: the backend refuses an upgrade without
     /// one, and the usage showed the option as optional.
