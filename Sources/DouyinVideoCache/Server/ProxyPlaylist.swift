@@ -81,8 +81,8 @@ extension ProxyConnection {
         }
         let text = String(decoding: original, as: UTF8.self)
         if ProxyPlaylist.isLive(text) {
-            // Closed first: an entry still in use only drops its bytes and keeps the length,
-            // so the next request read the new version cut to the old length.
+            // Closed first, so the entry is idle when it is removed and the next request asks
+            // the origin afresh (a remove in use also starts a fresh version, since bee5679).
             reader.close()
             server.cache.remove(for: url)
         }
