@@ -44,33 +44,13 @@ public enum FFmpegMedia {
     /// same process shares the few threads async code runs on); output goes to files, never a
     /// pipe a child could fill while nobody reads it.
     public static func run(_ executable: String, _ arguments: [String]) async throws -> RunResult {
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("douyinkit-run-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let outURL = scratch.appendingPathComponent("stdout"), errURL = scratch.appendingPathComponent("stderr")
-        try Data().write(to: outURL)
-        try Data().write(to: errURL)
-        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.standardInput = FileHandle.nullDevice
-        process.standardOutput = out
-        process.standardError = err
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            process.terminationHandler = { _ in continuation.resume() }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
-        try out.close()
-        try err.close()
-        let output = try Data(contentsOf: outURL)
+        let (output, errors) = try await process.runCapturingOutput()
         return RunResult(status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self), output: output,
-                         stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+                         stderr: String(decoding: errors, as: UTF8.self))
     }
 
     /// Runs ffmpeg quietly (`-hide_banner -loglevel error -nostdin -y`) with `arguments`.

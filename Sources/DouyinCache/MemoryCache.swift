@@ -88,9 +88,17 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     }
 
     /// Stores `value` as the most recently used entry, evicting the least recently used ones
-    /// while a limit is passed. A value costing more than the whole cost limit is not kept.
+    /// while a limit is passed. A value costing more than the whole cost limit is not kept (and
+    /// any older value for `key` is removed); the other entries stay.
     @inlinable
     public func setValue(_ value: Value, for key: Key, cost: Int = 0) {
+        if costLimit > 0, cost > costLimit {
+            // Stored, it would push out every other entry and then itself. The value it
+            // replaces is stale, so that one goes; the rest stay.
+            list.withLock { _ = $0.remove(key) }
+            logNotKept(key: key, cost: cost)
+            return
+        }
         let now = clock.now().timeIntervalSince1970
         let dropped = list.withLock { list in
             list.set(value, for: key, cost: max(0, cost), stored: now)
@@ -156,21 +164,20 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         return dropped
     }
 
+    /// Tells ``Configuration/log`` that a value for `key` costing `cost` was not kept: it is
+    /// over the whole cost limit.
+    @usableFromInline
+    func logNotKept(key: Key, cost: Int) {
+        configuration.log?(LogEvent(level: .notice, subsystem: "DouyinCache.MemoryCache", message: "value not kept: over the whole cost limit",
+                                    metadata: ["key": "\(key)", "cost": String(cost), "limit": String(costLimit)]))
+    }
+
     /// Tells ``Configuration/log`` what a store of `key` (costing `cost`), or a trim (`key`
     /// `nil`), dropped.
     @usableFromInline
     func logDropped(_ dropped: (count: Int, cost: Int), key: Key?, cost: Int) {
         guard dropped.count > 0, let log = configuration.log else { return }
         let subsystem = "DouyinCache.MemoryCache"
-        if let key, costLimit > 0, cost > costLimit {
-            log(LogEvent(level: .notice, subsystem: subsystem, message: "value not kept: over the whole cost limit",
-                         metadata: ["key": "\(key)", "cost": String(cost), "limit": String(costLimit)]))
-            // The value itself is among the dropped: count only the others.
-            guard dropped.count > 1 else { return }
-            log(LogEvent(level: .debug, subsystem: subsystem, message: "entries evicted",
-                         metadata: ["count": String(dropped.count - 1), "cost": String(dropped.cost - cost)]))
-            return
-        }
         log(LogEvent(level: .debug, subsystem: subsystem, message: "entries evicted",
                      metadata: ["count": String(dropped.count), "cost": String(dropped.cost), "reason": key == nil ? "trim" : "limit"]))
     }

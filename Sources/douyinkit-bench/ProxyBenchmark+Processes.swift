@@ -64,15 +64,7 @@ extension ProxyBenchmark {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         let start = ContinuousClock.now
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            process.terminationHandler = { _ in continuation.resume() }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
+        try await process.runToExit()
         let elapsed = seconds(ContinuousClock.now - start)
         guard process.terminationStatus == 0 else {
             throw FFmpegMedia.Failure(description: "\(executable) \(arguments.prefix(12).joined(separator: " ")) … exited \(process.terminationStatus)")

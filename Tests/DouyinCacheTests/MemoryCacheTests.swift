@@ -24,7 +24,14 @@ struct MemoryCacheTests {
         #expect(cache.keysByRecency == ["b", "c"])
         #expect(cache.totalCost == 8)
         cache.setValue(9, for: "huge", cost: 11)
-        #expect(cache.count == 0)  // more than the whole budget: not kept, and it pushed out the rest
+        // More than the whole budget: not kept, and the others stay (it used to push them all out).
+        #expect(cache.value(for: "huge") == nil)
+        #expect(cache.keysByRecency == ["b", "c"])
+        #expect(cache.totalCost == 8)
+        // A value too large for a key that held one: the old value is stale and goes.
+        cache.setValue(10, for: "b", cost: 11)
+        #expect(cache.value(for: "b") == nil)
+        #expect(cache.keysByRecency == ["c"])
     }
 
     @Test func replacingAnEntryUpdatesItsCost() {

@@ -106,15 +106,7 @@ public struct SessionMedia: Sendable {
         process.arguments = arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.standardError
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            process.terminationHandler = { _ in continuation.resume() }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
+        try await process.runToExit()
         guard process.terminationStatus == 0 else {
             throw LocalBackend.StartError(description: "\(executable) \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
         }

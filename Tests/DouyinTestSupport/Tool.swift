@@ -23,42 +23,16 @@ public enum Tool {
     }()
 
     /// Runs `douyinkit` (or another `executable`) with `arguments` in `directory` (the package
-    /// root by default) and waits
-    /// for it without blocking a thread: a test blocked in `waitUntilExit()` holds one of the
-    /// few threads every async test shares (two on a two-core machine), and two demo runs at
-    /// once stalled unrelated tests for 30 s (their requests never left the process).
+    /// root by default) and waits for it without blocking a thread (`Process.runToExit()`): two
+    /// demo runs blocked in `waitUntilExit()` once stalled unrelated tests for 30 s.
     public static func run(_ arguments: [String], in directory: URL = Fixtures.packageRoot,
                            executable: URL = productsDirectory.appendingPathComponent("douyinkit")) async throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         process.currentDirectoryURL = directory
-        // Files, not pipes: a child that fills a pipe nobody reads yet would block forever.
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("douyinkit-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let outURL = scratch.appendingPathComponent("stdout"), errURL = scratch.appendingPathComponent("stderr")
-        try Data().write(to: outURL)
-        try Data().write(to: errURL)
-        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
-        process.standardOutput = out
-        process.standardError = err
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            process.terminationHandler = { _ in continuation.resume() }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
-        try out.close()
-        try err.close()
-        return Result(
-            status: process.terminationStatus,
-            output: try Data(contentsOf: outURL),
-            stderr: try String(contentsOf: errURL, encoding: .utf8)
-        )
+        let (output, errors) = try await process.runCapturingOutput()
+        return Result(status: process.terminationStatus, output: output, stderr: String(decoding: errors, as: UTF8.self))
     }
 
     /// Copies the built `douyinkit` and the resource bundles beside it (SwiftPM's

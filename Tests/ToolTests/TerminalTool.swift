@@ -22,13 +22,7 @@ func runOnTerminal(_ arguments: [String]) async throws -> (status: Int32, termin
     let out = try FileHandle(forWritingTo: outURL)
     process.standardOutput = out
     process.standardInput = FileHandle.nullDevice
-    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-        process.terminationHandler = { _ in continuation.resume() }
-        do { try process.run() } catch {
-            process.terminationHandler = nil
-            continuation.resume(throwing: error)
-        }
-    }
+    try await process.runToExit()
     try out.close()
     return (process.terminationStatus, try Data(contentsOf: outURL), try String(contentsOf: errURL, encoding: .utf8))
 }
