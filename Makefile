@@ -15,10 +15,19 @@ demo: deps
 	$(SWIFT) build
 	$(SWIFT) run douyinkit demo
 
+# A crash of the test process prints only the crashed thread, without registers or the image
+# list, to stderr: the end of a CI log then shows where it crashed.
+CRASH_REPORT = SWIFT_BACKTRACE=enable=yes,interactive=no,threads=crashed,registers=none,images=none,output-to=stderr
+# Each test pass takes 5-7 minutes; one still running after 30 is hung, and is stopped so the run
+# ends with its output instead of at CI's limit. Only off a terminal (CI, a log): `timeout` puts
+# the pass in a process group of its own, which a Ctrl-C at a terminal would no longer reach; and
+# only where `timeout` exists (coreutils; not macOS's own tools).
+PASS_LIMIT = $(shell [ -t 2 ] || { command -v timeout >/dev/null 2>&1 && echo "timeout -k 30 1800"; })
+
 test: test-deps
 	$(SWIFT) build --build-tests $(STRICT)
-	$(SWIFT) test $(STRICT)
-	$(SWIFT) test --sanitize=thread $(STRICT)
+	$(CRASH_REPORT) $(PASS_LIMIT) $(SWIFT) test $(STRICT)
+	$(CRASH_REPORT) $(PASS_LIMIT) $(SWIFT) test --sanitize=thread $(STRICT)
 	SWIFT=$(SWIFT) ./scripts/docs.sh
 
 # A DocC archive per library module in .build/docs/<Module>.doccarchive and all of them combined

@@ -85,12 +85,37 @@ extension Pipe {
     }
 }
 
-/// Starts a stand-in server: `python script --port 0 arguments…`, its stderr passed through, and
-/// reads the line it prints once bound, `listening on HOST:PORT`. Blocks until then: from async
-/// code call it inside ``onOwnThread(_:)``.
+extension Pipe {
+    /// A pipe for a long-running child's stderr whose bytes this process copies to its own
+    /// stderr as they arrive.
+    ///
+    /// Why not hand the child this process's stderr itself: `swift test` reads the test
+    /// process's output through a pipe until every writer has closed it, so a server that
+    /// outlived a crashed test process kept the whole test run waiting until CI's time ran
+    /// out. A child holding this pipe instead loses only its reader when this process ends.
+    package static func forwardedToStandardError() -> Pipe {
+        let pipe = Pipe()
+        pipe.fileHandleForReading.readabilityHandler = { handle in
+            let chunk = handle.availableData
+            if chunk.isEmpty {
+                handle.readabilityHandler = nil
+            } else {
+                FileHandle.standardError.write(chunk)
+            }
+        }
+        return pipe
+    }
+}
+
+/// Starts a stand-in server: `python script --port 0 arguments…`, its stderr copied to ours
+/// (``Pipe/forwardedToStandardError()``), and reads the line it prints once bound,
+/// `listening on HOST:PORT`. Blocks until then: from async code call it inside
+/// ``onOwnThread(_:)``.
 /// - Parameters:
 ///   - input: the server's stdin, for one that exits when its stdin closes (stop it with
-///     ``stopServer(_:input:)``); `nil` (the default) leaves it the caller's stdin.
+///     ``stopServer(_:input:)``); absent (the default), a pipe that stays open as long as the
+///     returned process object lives, so a server that watches its stdin still ends with this
+///     process.
 ///   - output: the pipe its stdout goes to; the caller may read what the server prints later
 ///     (after a pause: what arrives in the same read as the port line is dropped). A fresh pipe
 ///     when not given.
@@ -102,9 +127,9 @@ package func startServer(_ name: String, python: String, script: URL, arguments:
     let process = Process()
     process.executableURL = URL(fileURLWithPath: python)
     process.arguments = [script.path, "--port", "0"] + arguments
-    if let input { process.standardInput = input }
+    process.standardInput = input ?? Pipe()
     process.standardOutput = output
-    process.standardError = FileHandle.standardError
+    process.standardError = Pipe.forwardedToStandardError()
     try process.run()
     // Only the first line counts (a read may bring more: what follows it is not the caller's).
     let text = String(output.firstLine().prefix { $0 != "\n" })

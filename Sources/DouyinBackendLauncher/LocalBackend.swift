@@ -116,7 +116,7 @@ public final class LocalBackend: Sendable {
         guard let python = Self.python else {
             throw StartError(description: "no Python 3 with the websockets package: on Debian `apt-get install python3-websockets` (then /usr/bin/python3 has it), on macOS `pip3 install websockets`; or set DOUYIN_PYTHON")
         }
-        let (process, port) = try startServer("the backend", python: python, script: Self.script, arguments: ["--fixtures", fixtures.path])
+        let (process, port) = try startServer("the backend", python: python, script: Self.script, arguments: ["--fixtures", fixtures.path, "--until-stdin-closes"])
         guard let baseURL = URL(string: "http://127.0.0.1:\(port)/douyin/") else {
             process.terminate()
             process.waitUntilExit()
@@ -132,6 +132,11 @@ public final class LocalBackend: Sendable {
     }
 
     deinit { stop() }
+
+    /// The backend's process id while it runs (`nil` after ``stop()``), for tests of the harness.
+    package var processIdentifier: Int32? {
+        process.withLock { $0?.processIdentifier }
+    }
 
     /// Ends the backend process and waits for it; idempotent.
     public func stop() {

@@ -36,6 +36,7 @@ final class TLSTestServer: @unchecked Sendable {
         let output = Pipe()
         process.standardInput = input
         process.standardOutput = output
+        process.standardError = Pipe.forwardedToStandardError()
         try process.run()
         let words = output.firstLine().split(whereSeparator: \.isWhitespace)
         guard words.count == Self.names.count + 1, words[0] == "PORTS" else {

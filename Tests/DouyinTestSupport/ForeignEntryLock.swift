@@ -48,6 +48,7 @@ public final class ForeignEntryLock: @unchecked Sendable {
         process.arguments = ["-c", script, directory.appendingPathComponent("lock").path, String(VideoCacheFiles.lockOffset(of: url))]
         process.standardInput = input
         process.standardOutput = output
+        process.standardError = Pipe.forwardedToStandardError()
         try process.run()
         // The child says so once it holds the lock (its only output).
         let said = output.fileHandleForReading.waitFor("locked\n")

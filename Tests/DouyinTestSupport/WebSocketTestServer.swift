@@ -30,6 +30,7 @@ public final class WebSocketTestServer: @unchecked Sendable {
         let output = Pipe()
         process.standardInput = input
         process.standardOutput = output
+        process.standardError = Pipe.forwardedToStandardError()
         try process.run()
         let line = output.firstLine()
         let words = line.split(whereSeparator: \.isWhitespace)

@@ -30,10 +30,14 @@ Switches and the request record for tests live under /_debug/ (never recorded th
   POST   /_debug/push              sends the body as a text frame to every WebSocket client
   POST   /_debug/disconnect        closes every WebSocket connection (code 1001)
 
-Usage: demo_backend.py [--host 127.0.0.1] [--port 0] [--fixtures DIR]
-Prints `listening on HOST:PORT` on stdout once the socket accepts connections.
+Usage: demo_backend.py [--host 127.0.0.1] [--port 0] [--fixtures DIR] [--until-stdin-closes]
+Prints `listening on HOST:PORT` on stdout once the socket accepts connections. With
+--until-stdin-closes it also stops when its stdin reaches its end: a harness that starts it holds
+that pipe, so the server cannot outlive a harness that crashed.
 """
 import argparse
+import sys
+import threading
 from http.server import ThreadingHTTPServer
 from pathlib import Path
 
@@ -52,8 +56,15 @@ def main():
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
     parser.add_argument("--fixtures", default=str(Path(__file__).resolve().parents[1] / "Fixtures" / "api"))
+    parser.add_argument("--until-stdin-closes", action="store_true",
+                        help="stop when stdin reaches its end (the process that started us ended)")
     args = parser.parse_args()
     server = Server((args.host, args.port), Handler)
+    if args.until_stdin_closes:
+        def stop_at_end_of_input():
+            sys.stdin.buffer.read()
+            server.shutdown()
+        threading.Thread(target=stop_at_end_of_input, daemon=True).start()
     server.state = State(Path(args.fixtures))
     host, port = server.server_address[:2]
     print(f"listening on {host}:{port}", flush=True)
