@@ -43,6 +43,12 @@ struct SessionLoggingTests {
         let failed = try #require(recorder.events("fetch failed").first)
         #expect(failed.level == .notice && failed.metadata["index"] != "0", "\(failed)")
         #expect(failed.metadata["error"]?.contains("404") == true, "\(failed)")
+        // A fetch says it started before it says it failed (its own task says both).
+        let all = recorder.events
+        let failedAt = try #require(all.firstIndex { $0.message == "fetch failed" })
+        #expect(all[..<failedAt].contains {
+            $0.message == "fetch started" && $0.metadata["index"] == failed.metadata["index"] && $0.metadata["url"] == failed.metadata["url"]
+        }, "\(all.map(\.message))")
         #expect(recorder.events.contains { $0.subsystem.hasPrefix("DouyinVideoCache") && $0.message == "download started" })
         #expect(session.statistics.failedFetches >= 1)
     }

@@ -118,19 +118,14 @@ extension FeedSession {
         }
         guard let next else { return }
         let (fetch, isPlaying) = next
-        let started = state.withLock { state -> Bool in
-            guard !state.closed, state.generation == generation, (isPlaying ? state.playing : state.preload) == nil else { return false }
+        state.withLock { state in
+            guard !state.closed, state.generation == generation, (isPlaying ? state.playing : state.preload) == nil else { return }
             state.nextID += 1
             let id = state.nextID
             let reader = videoCache.reader(for: fetch.url)
-            let task = Task { [self] in await run(fetch, id: id, reader: reader, generation: generation) }
+            let task = Task { [self] in await run(fetch, id: id, lane: isPlaying ? "playing" : "preload", reader: reader, generation: generation) }
             let lane = Lane(id: id, fetch: fetch, task: task, reader: reader)
             if isPlaying { state.playing = lane } else { state.preload = lane }
-            return true
-        }
-        if started {
-            log(.debug, "fetch started", ["index": String(fetch.index), "purpose": "\(fetch.purpose)", "lane": isPlaying ? "playing" : "preload",
-                                          "range": "\(fetch.range.lowerBound)-\(fetch.range.upperBound - 1)", "url": fetch.url.absoluteString])
         }
     }
 
@@ -145,7 +140,11 @@ extension FeedSession {
 
     /// One fetch; afterwards learns the file's length and layout (or that it failed), frees its
     /// lane and re-plans.
-    private func run(_ fetch: AdaptivePlan.Fetch, id: Int, reader: VideoReader, generation: Int) async {
+    /// `lane` names the lane for the log ("playing" or "preload").
+    private func run(_ fetch: AdaptivePlan.Fetch, id: Int, lane: String, reader: VideoReader, generation: Int) async {
+        // Said by the fetch's own task, so it always comes before that fetch's "fetch failed".
+        log(.debug, "fetch started", ["index": String(fetch.index), "purpose": "\(fetch.purpose)", "lane": lane,
+                                      "range": "\(fetch.range.lowerBound)-\(fetch.range.upperBound - 1)", "url": fetch.url.absoluteString])
         var failed = false
         do {
             try await reader.prefetch(fetch.range)
