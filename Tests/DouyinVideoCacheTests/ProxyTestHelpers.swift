@@ -104,3 +104,42 @@ final class RawClient: @unchecked Sendable {
         }
     }
 }
+
+/// `count` idle connections to `127.0.0.1:port`, held by a Python child
+/// (scripts/servers/idle_clients.py), not by the test process: with a thousand sockets of its
+/// own the test process passes the descriptor count at which swift-corelibs-foundation 6.3's
+/// `Process.run()` can read past its `/proc/self/fd` buffer, and any test starting a child
+/// then (curl here, nginx or ffmpeg in a suite beside) could crash the whole run.
+final class IdleClients: @unchecked Sendable {
+    // @unchecked: the Process and Pipes are used from one test, one call at a time.
+    private let process = Process()
+    private let input = Pipe()
+    private let output = Pipe()
+
+    /// Opens the connections; returns once all of them are connected.
+    init(port: Int, count: Int) async throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [Fixtures.packageRoot.appendingPathComponent("scripts/servers/idle_clients.py").path, String(port), String(count)]
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = Pipe.forwardedToStandardError()
+        try process.run()
+        let line = try await onOwnThread { [output] in output.firstLine() }
+        guard line == "connected \(count)\n" else {
+            await stop()
+            throw POSIXError(.ECONNREFUSED)
+        }
+    }
+
+    /// Whether the server ended the first connection (end of stream or reset) within 60 s.
+    func firstWasClosed() async throws -> Bool {
+        input.fileHandleForWriting.write(Data("first\n".utf8))
+        return try await onOwnThread { [output] in output.firstLine() } == "closed\n"
+    }
+
+    /// Closes every connection (the child ends when its stdin closes; one still running 10 s
+    /// later is terminated) and waits for the child.
+    func stop() async {
+        await stopServer(process, input: input)
+    }
+}

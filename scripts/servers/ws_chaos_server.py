@@ -21,7 +21,7 @@ import random
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ws_protocol import AsyncPeer, request_of, new_protocol  # noqa: E402,F401
+from ws_protocol import AsyncPeer, request_of, new_protocol, until_stdin_closes  # noqa: E402,F401
 
 FAULTS = ["drop", "silent", "close1001", "close1011", "restart"]
 
@@ -135,10 +135,7 @@ async def main():
     chaos = Chaos(args.total, args.seed, args.port)
     await chaos.listen()
     print(f"listening on 127.0.0.1:{chaos.port}", flush=True)
-    loop = asyncio.get_running_loop()
-    stop = loop.create_future()
-    loop.add_reader(sys.stdin.fileno(), lambda: stop.done() or (os.read(sys.stdin.fileno(), 1024) or stop.set_result(None)))
-    await stop
+    await until_stdin_closes()
 
 
 if __name__ == "__main__":

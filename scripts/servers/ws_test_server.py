@@ -15,13 +15,11 @@ import base64
 import hashlib
 import http
 import json
-import os
 import struct
-import sys
 import zlib
 from urllib.parse import urlparse, parse_qs
 
-from ws_protocol import AsyncPeer
+from ws_protocol import AsyncPeer, until_stdin_closes
 
 GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 CLOSES = {}        # raw path -> close code the client sent
@@ -349,10 +347,7 @@ async def main():
     ws_port = ws_server.sockets[0].getsockname()[1]
     raw_port = raw_server.sockets[0].getsockname()[1]
     print(f"PORTS {ws_port} {raw_port}", flush=True)
-    loop = asyncio.get_running_loop()
-    stop = loop.create_future()
-    loop.add_reader(sys.stdin.fileno(), lambda: stop.done() or (os.read(sys.stdin.fileno(), 1024) or stop.set_result(None)))
-    await stop
+    await until_stdin_closes()
 
 
 if __name__ == "__main__":

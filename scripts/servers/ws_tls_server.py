@@ -16,6 +16,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ws_test_server  # noqa: E402  (the behaviours, shared with the plain server)
+from ws_protocol import until_stdin_closes  # noqa: E402
 
 
 def handler(name, log):
@@ -42,10 +43,7 @@ async def main():
         server = await asyncio.start_server(handler(name, args.log), "127.0.0.1", 0, ssl=context)
         ports.append(server.sockets[0].getsockname()[1])
     print("PORTS " + " ".join(map(str, ports)), flush=True)
-    loop = asyncio.get_running_loop()
-    stop = loop.create_future()
-    loop.add_reader(sys.stdin.fileno(), lambda: stop.done() or (os.read(sys.stdin.fileno(), 1024) or stop.set_result(None)))
-    await stop
+    await until_stdin_closes()
 
 
 if __name__ == "__main__":

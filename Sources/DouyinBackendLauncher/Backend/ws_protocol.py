@@ -8,6 +8,7 @@ the same methods (10.x names it ServerConnection, 11+ ServerProtocol); the async
 backend) and an asyncio one (the chat tests' server, through `AsyncPeer`) alike.
 """
 import asyncio
+import os
 import sys
 
 try:
@@ -21,6 +22,17 @@ except ImportError:  # said once, clearly, at start-up
     sys.exit(3)
 
 ServerProtocol = getattr(websockets.server, "ServerProtocol", None) or websockets.server.ServerConnection
+
+
+async def until_stdin_closes():
+    """Returns once stdin reaches its end: the test process that started the server holds that
+    pipe, so the server stops when the test process does, even one that crashed."""
+    loop = asyncio.get_running_loop()
+    closed = loop.create_future()
+    fd = sys.stdin.fileno()
+    loop.add_reader(fd, lambda: closed.done() or os.read(fd, 1024) or closed.set_result(None))
+    await closed
+    loop.remove_reader(fd)
 
 
 def new_protocol(max_size=2**20):
