@@ -1,8 +1,10 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+private let systemRead = Glibc.read
 #else
 import Darwin
+private let systemRead = Darwin.read
 #endif
 
 // Small pieces every harness that starts a local server needs (the backend here; nginx and the
@@ -95,13 +97,17 @@ extension Pipe {
     /// out. A child holding this pipe instead loses only its reader when this process ends.
     package static func forwardedToStandardError() -> Pipe {
         let pipe = Pipe()
+        // read(2) and the throwing write, not `availableData` and `write(_:)`: those stop the
+        // process on a read error or a closed stderr (EPIPE), and this only passes text along.
         pipe.fileHandleForReading.readabilityHandler = { handle in
-            let chunk = handle.availableData
-            if chunk.isEmpty {
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            let count = chunk.withUnsafeMutableBytes { systemRead(handle.fileDescriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR || errno == EAGAIN { return }
+            guard count > 0 else {
                 handle.readabilityHandler = nil
-            } else {
-                FileHandle.standardError.write(chunk)
+                return
             }
+            try? FileHandle.standardError.write(contentsOf: chunk[..<count])
         }
         return pipe
     }

@@ -5,7 +5,7 @@ import FoundationNetworking
 #endif
 
 /// How one HTTP exchange ended.
-enum ExchangeOutcome: Sendable {
+package enum ExchangeOutcome: Sendable {
     /// A final answer: its body (at most the limit) and response.
     case answer(Data, HTTPURLResponse)
     /// A 307 or 308 to a request with a body, not followed by URLSession (it would re-send the
@@ -14,7 +14,7 @@ enum ExchangeOutcome: Sendable {
 }
 
 /// Why one exchange failed; the client turns it into an ``APIError`` naming the endpoint.
-enum ExchangeFailure: Error, Sendable {
+package enum ExchangeFailure: Error, Sendable {
     case transport(URLError)
     case tooLarge(limit: Int)
     case framing(String)
@@ -28,7 +28,7 @@ enum ExchangeFailure: Error, Sendable {
 /// - Important: Called from the session's delegate queue, the deadline task and the caller's
 ///   cancellation handler at once; all state is behind one lock, and the continuation is
 ///   resumed after the lock is released.
-final class Exchange: Sendable {
+package final class Exchange: Sendable {
     /// The most body bytes accepted (after decoding).
     let limit: Int
     /// Whether a 307/308 is handed back to the client instead of followed by URLSession: true
@@ -40,7 +40,7 @@ final class Exchange: Sendable {
 
     /// What carries the request: a data task the exchange starts, or a Swift task already
     /// awaiting URLSession's async API (a caller's session asked for upload progress).
-    enum Transfer: @unchecked Sendable {
+    package enum Transfer: @unchecked Sendable {
         // @unchecked: a URLSessionDataTask is safe to resume and cancel from any thread, and
         // nothing else is done with it here.
         case dataTask(URLSessionDataTask)
@@ -56,6 +56,15 @@ final class Exchange: Sendable {
             case .running(let task): task.cancel()
             }
         }
+
+        /// Returns once the transfer can no longer create anything on its session: at once for
+        /// a data task (made before the exchange started); for a Swift task, when it has ended.
+        /// That task makes its URLSession task only when it first runs, and a caller who
+        /// invalidated its session as soon as the exchange failed would otherwise have the
+        /// process stopped by FoundationNetworking ("Session invalidated" is a fatal error).
+        func ended() async {
+            if case .running(let task) = self { await task.value }
+        }
     }
 
     private struct State: @unchecked Sendable {
@@ -70,7 +79,7 @@ final class Exchange: Sendable {
         var finished = false
     }
 
-    init(limit: Int, redirectsReturned: Bool, uploadProgress: (@Sendable (UploadProgress) -> Void)? = nil) {
+    package init(limit: Int, redirectsReturned: Bool, uploadProgress: (@Sendable (UploadProgress) -> Void)? = nil) {
         self.limit = limit
         self.redirectsReturned = redirectsReturned
         self.uploadProgress = uploadProgress
@@ -83,8 +92,20 @@ final class Exchange: Sendable {
         try await run(.dataTask(task), until: deadline)
     }
 
-    /// Runs `task` (started here if it is a data task) to its end or to `deadline`, as above.
-    func run(_ task: Transfer, until deadline: ContinuousClock.Instant) async throws -> ExchangeOutcome {
+    /// Runs `task` (started here if it is a data task) to its end or to `deadline`, as above,
+    /// and returns only once `task` is done with its session (``Transfer/ended()``).
+    package func run(_ task: Transfer, until deadline: ContinuousClock.Instant) async throws -> ExchangeOutcome {
+        do {
+            let outcome = try await wait(for: task, until: deadline)
+            await task.ended()
+            return outcome
+        } catch {
+            await task.ended()
+            throw error
+        }
+    }
+
+    private func wait(for task: Transfer, until deadline: ContinuousClock.Instant) async throws -> ExchangeOutcome {
         // The deadline fires on a dispatch queue of its own, not in a Task: when the cooperative
         // pool's threads are all busy (the whole test suite under Thread Sanitizer), a
         // `Task.sleep` timer ran only after the origin gave up 60 s later, and the exchange

@@ -20,6 +20,11 @@ extension APIClient {
     static func sendReportingUpload(_ request: URLRequest, on session: URLSession, to exchange: Exchange) -> Task<Void, Never> {
         let reporter = UploadProgressDelegate(exchange: exchange, session: session)
         return Task {
+            // Ended before it ran (deadline, cancellation): no task is made on the session.
+            guard !Task.isCancelled else {
+                exchange.delivered(nil, nil, URLError(.cancelled))
+                return
+            }
             do {
                 let (data, response) = try await session.data(for: request, delegate: reporter)
                 exchange.delivered(data, response, nil)
