@@ -209,6 +209,12 @@ public final class LocalBackend: Sendable {
         _ = try debug("POST", "config", json: ["lie_has_more": lie])
     }
 
+    /// Each WebSocket connection opened from now on pauses `seconds` after the server's 101
+    /// before the server reads from it; pushes still reach it meanwhile (0 ends the pauses).
+    public func pauseAfterWebSocketUpgrade(seconds: Double) throws {
+        _ = try debug("POST", "config", json: ["upgrade_pause": seconds])
+    }
+
     /// Drops queued answers and config and releases every stalled request.
     public func reset() throws {
         _ = try debug("POST", "reset")

@@ -46,6 +46,27 @@ struct ChatBackendTests {
         #expect(try backend.requests(to: "groupchat/list").count >= 1)
     }
 
+    /// A client that posts the moment its connection opens gets the push of its own post: the
+    /// backend lists a connection before it answers the upgrade. Here every new connection
+    /// pauses 2 s after its 101, long enough for the post and its broadcast, so a connection
+    /// listed only after its 101 misses the push, as the demo's once did (it then waited for
+    /// ever). The time limit is the bound on that wait.
+    @Test(.timeLimit(.minutes(1))) func aPostTheMomentTheConnectionOpensIsPushedBack() async throws {
+        let backend = try LocalBackend()
+        defer { backend.stop() }
+        try backend.pauseAfterWebSocketUpgrade(seconds: 2)
+        let api = APIClient(baseURL: backend.baseURL)
+        let connection = ChatConnection(url: backend.groupChatURL, udid: "poster", history: api, transport: POSIXWebSocketTransport())
+        defer { connection.stop() }
+        var iterator = connection.events.makeAsyncIterator()
+        connection.start()
+        _ = await events(of: connection, until: { $0 == .state(.open) }, iterator: &iterator)
+        let posted = try await api.value(.groupChatText(udid: "poster", text: "at once"))
+        let seen = await events(of: connection, until: { if case .message(let m) = $0 { return m.id == posted.id } else { return false } },
+                                iterator: &iterator)
+        #expect(seen.contains { if case .message(let m) = $0 { return m.id == posted.id } else { return false } }, "\(seen)")
+    }
+
     @Test func anOfflineFallbackAnswerIsNotTakenForHistory() async throws {
         let closed = try ClosedPort()
         defer { withExtendedLifetime(closed) {} }

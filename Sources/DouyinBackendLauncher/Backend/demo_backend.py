@@ -20,7 +20,9 @@ Switches and the request record for tests live under /_debug/ (never recorded th
                                    the next `count` requests (whose path starts with `path`, if
                                    given) first stall `stall` seconds, then get this canned answer
                                    (or, without `status`, their normal one)
-  POST   /_debug/config            JSON {lie_has_more: bool}: has_more 1 on every page
+  POST   /_debug/config            JSON {lie_has_more?: bool, upgrade_pause?: seconds}: has_more 1
+                                   on every page; each new WebSocket connection paused that long
+                                   after its 101 (it gets pushes meanwhile)
   POST   /_debug/auth              JSON {enabled?, expire?}: with enabled, every API call needs
                                    `Authorization: Bearer <token>` (else HTTP 401, code 401) and
                                    POST /douyin/auth/token issues a new token (the old one stops

@@ -42,6 +42,7 @@ def config(state, query, body):
     settings = json.loads(body or b"{}")
     with state.lock:
         state.lie_has_more = bool(settings.get("lie_has_more", state.lie_has_more))
+        state.upgrade_pause = float(settings.get("upgrade_pause", state.upgrade_pause))
     return 200, {"ok": True}
 
 
@@ -66,6 +67,7 @@ def reset(state, query, body):
     with state.lock:
         state.canned.clear()
         state.lie_has_more = False
+        state.upgrade_pause = 0.0
         state.auth = Auth()
         state.generation += 1
         state.lock.notify_all()

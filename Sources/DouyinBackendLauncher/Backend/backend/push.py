@@ -3,6 +3,7 @@ a `udid` header and the server only pushes; frames come from python3-websockets'
 object (ws_protocol.py), so they are the library's, not ours."""
 import socket
 import threading
+import time
 from urllib.parse import parse_qs, urlsplit
 
 from backend.state import BAD_PARAMETER
@@ -27,17 +28,25 @@ def upgrade(handler, state):
     connection.send_response(response)
     sock = handler.connection
     send_lock = threading.Lock()
-    with send_lock:
-        for chunk in connection.data_to_send():
-            sock.sendall(chunk)
-    handler.close_connection = True
-    if response.status_code != 101:
-        return None
     entry = (connection, sock, send_lock)
-    with state.lock:
-        state.sockets.append(entry)
+    handler.close_connection = True
     try:
-        relay(handler, connection, sock, send_lock)
+        with send_lock:
+            # Listed before the 101 goes out: a client that sees its connection open may post
+            # at once, and a broadcast that had not listed it yet skipped it (seen: the demo
+            # waited for ever for the push of its own post). A broadcast meanwhile waits for
+            # send_lock, so its frame still follows the 101.
+            if response.status_code == 101:
+                with state.lock:
+                    state.sockets.append(entry)
+            for chunk in connection.data_to_send():
+                sock.sendall(chunk)
+        if response.status_code == 101:
+            with state.lock:
+                pause = state.upgrade_pause
+            if pause > 0:
+                time.sleep(pause)
+            relay(handler, connection, sock, send_lock)
     except OSError:
         pass
     finally:

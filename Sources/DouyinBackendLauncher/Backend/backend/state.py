@@ -52,6 +52,8 @@ class State:
         self.requests = []
         self.canned = []
         self.lie_has_more = False
+        # Seconds a WebSocket connection waits after its 101 before it is served (tests).
+        self.upgrade_pause = 0.0
         self.generation = 0  # bumped by reset: stalls wake when it changes
         self.auth = Auth()
         self.sockets = []  # WebSocket clients: (protocol object, socket, send lock)
