@@ -136,7 +136,7 @@ package func startServer(_ name: String, python: String, script: URL, arguments:
     process.standardInput = input ?? Pipe()
     process.standardOutput = output
     process.standardError = Pipe.forwardedToStandardError()
-    try process.run()
+    try process.runWithSignalsUnblocked()
     // Only the first line counts (a read may bring more: what follows it is not the caller's).
     let text = String(output.firstLine().prefix { $0 != "\n" })
     guard text.hasPrefix("listening on "),

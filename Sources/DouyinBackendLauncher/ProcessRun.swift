@@ -1,20 +1,67 @@
+import DouyinSupport
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
 
 extension Process {
     /// Starts the process and waits for its exit without blocking a thread: a harness blocked
     /// in `waitUntilExit()` holds one of the few threads every async task shares (two on a
     /// two-core machine), and a server in the same process then stops answering.
     ///
+    /// - Parameter timeLimit: how long the process may run before it is sent SIGTERM (and
+    ///   SIGKILL 10 s later); `nil` (the default) lets it run as long as it takes. A hang guard
+    ///   for harnesses: a child that never ends must fail its test, not hold the whole run.
     /// - Throws: the error of `run()` when the process cannot start; an exit status is not an
-    ///   error (read `terminationStatus`).
-    public func runToExit() async throws {
+    ///   error (read `terminationStatus`, and `terminationReason` for a process ended by signal).
+    public func runToExit(timeLimit: Duration? = nil) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             terminationHandler = { _ in continuation.resume() }
             do {
-                try run()
+                try runWithSignalsUnblocked()
             } catch {
                 terminationHandler = nil
                 continuation.resume(throwing: error)
+                return
+            }
+            if let timeLimit { endAfter(timeLimit) }
+        }
+    }
+
+    /// `run()` from a new thread whose signal mask is empty, so the child starts with none
+    /// blocked.
+    ///
+    /// Why: swift-corelibs-foundation spawns with the calling thread's signal mask, and the
+    /// threads async code runs on (dispatch's workers) block nearly every signal: a child
+    /// started from one ignored SIGTERM (`terminate()`) for as long as it ran, seen as a hung
+    /// child that only SIGKILL ended.
+    package func runWithSignalsUnblocked() throws {
+        let outcome = LockedBox<Result<Void, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let target = ProcessBox(process: self)
+        let thread = Thread {
+            var none = sigset_t()
+            sigemptyset(&none)
+            pthread_sigmask(SIG_SETMASK, &none, nil)
+            outcome.withLock { $0 = Result { try target.process.run() } }
+            done.signal()
+        }
+        thread.name = "DouyinBackendLauncher.spawn"
+        thread.start()
+        done.wait()
+        try outcome.withLock { $0 }?.get()
+    }
+
+    /// Sends SIGTERM once `limit` passed, then SIGKILL 10 s later, to a process still running.
+    private func endAfter(_ limit: Duration) {
+        let target = ProcessBox(process: self)
+        DispatchQueue.global().asyncAfter(deadline: .now() + limit.inSeconds) {
+            guard target.process.isRunning else { return }
+            target.process.terminate()
+            DispatchQueue.global().asyncAfter(deadline: .now() + 10) {
+                if target.process.isRunning { kill(target.process.processIdentifier, SIGKILL) }
             }
         }
     }
@@ -22,7 +69,7 @@ extension Process {
     /// ``runToExit()`` with stdout and stderr written to files in a scratch folder (removed
     /// after) and returned: files, not pipes, because a child that fills a pipe nobody reads
     /// yet blocks for ever.
-    public func runCapturingOutput() async throws -> (stdout: Data, stderr: Data) {
+    public func runCapturingOutput(timeLimit: Duration? = nil) async throws -> (stdout: Data, stderr: Data) {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("douyinkit-run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -32,9 +79,15 @@ extension Process {
         let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
         standardOutput = out
         standardError = err
-        try await runToExit()
+        try await runToExit(timeLimit: timeLimit)
         try out.close()
         try err.close()
         return (try Data(contentsOf: outURL), try Data(contentsOf: errURL))
     }
+}
+
+/// A process handed to the timer that ends it.
+private struct ProcessBox: @unchecked Sendable {
+    // @unchecked: Process is thread-safe for isRunning, terminate() and processIdentifier.
+    let process: Process
 }

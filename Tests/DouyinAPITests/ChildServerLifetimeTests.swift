@@ -19,6 +19,13 @@ struct ChildServerLifetimeTests {
     }
     #endif
 
+    /// A child that never ends is ended at its time limit, and the result says so.
+    @Test func aChildPastItsTimeLimitIsEndedBySignal() async throws {
+        let result = try await Tool.run(["3600"], executable: URL(fileURLWithPath: "/bin/sleep"), timeLimit: .milliseconds(200))
+        #expect(result.status == SIGTERM)
+        #expect(result.stderr.contains("[the harness: ended by signal 15; time limit 0.2 seconds]"), "\(result.stderr)")
+    }
+
     @Test func theBackendEndsByItselfWhenItsStdinCloses() async throws {
         let python = try #require(LocalBackend.python)
         let input = Pipe()

@@ -37,7 +37,7 @@ final class TLSTestServer: @unchecked Sendable {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = Pipe.forwardedToStandardError()
-        try process.run()
+        try process.runWithSignalsUnblocked()
         let words = output.firstLine().split(whereSeparator: \.isWhitespace)
         guard words.count == Self.names.count + 1, words[0] == "PORTS" else {
             process.terminate()

@@ -49,7 +49,7 @@ public final class ForeignEntryLock: @unchecked Sendable {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = Pipe.forwardedToStandardError()
-        try process.run()
+        try process.runWithSignalsUnblocked()
         // The child says so once it holds the lock (its only output).
         let said = output.fileHandleForReading.waitFor("locked\n")
         guard said else {

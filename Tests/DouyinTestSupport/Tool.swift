@@ -25,14 +25,23 @@ public enum Tool {
     /// Runs `douyinkit` (or another `executable`) with `arguments` in `directory` (the package
     /// root by default) and waits for it without blocking a thread (`Process.runToExit()`): two
     /// demo runs blocked in `waitUntilExit()` once stalled unrelated tests for 30 s.
+    ///
+    /// A run still going after `timeLimit` (10 minutes by default; the demo takes 1-2) is ended
+    /// by signal and its stderr ends with a line saying so: a hung child once held a whole test
+    /// run until its own time ran out.
     public static func run(_ arguments: [String], in directory: URL = Fixtures.packageRoot,
-                           executable: URL = productsDirectory.appendingPathComponent("douyinkit")) async throws -> Result {
+                           executable: URL = productsDirectory.appendingPathComponent("douyinkit"),
+                           timeLimit: Duration = .seconds(600)) async throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         process.currentDirectoryURL = directory
-        let (output, errors) = try await process.runCapturingOutput()
-        return Result(status: process.terminationStatus, output: output, stderr: String(decoding: errors, as: UTF8.self))
+        let (output, errors) = try await process.runCapturingOutput(timeLimit: timeLimit)
+        var stderr = String(decoding: errors, as: UTF8.self)
+        if process.terminationReason == .uncaughtSignal {
+            stderr += "\n[the harness: ended by signal \(process.terminationStatus); time limit \(timeLimit)]"
+        }
+        return Result(status: process.terminationStatus, output: output, stderr: stderr)
     }
 
     /// Copies the built `douyinkit` and the resource bundles beside it (SwiftPM's

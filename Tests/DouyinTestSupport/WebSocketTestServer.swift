@@ -31,7 +31,7 @@ public final class WebSocketTestServer: @unchecked Sendable {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = Pipe.forwardedToStandardError()
-        try process.run()
+        try process.runWithSignalsUnblocked()
         let line = output.firstLine()
         let words = line.split(whereSeparator: \.isWhitespace)
         guard words.count == 3, words[0] == "PORTS", let ws = Int(words[1]), let raw = Int(words[2]) else {

@@ -123,7 +123,7 @@ final class IdleClients: @unchecked Sendable {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = Pipe.forwardedToStandardError()
-        try process.run()
+        try process.runWithSignalsUnblocked()
         let line = try await onOwnThread { [output] in output.firstLine() }
         guard line == "connected \(count)\n" else {
             await stop()
