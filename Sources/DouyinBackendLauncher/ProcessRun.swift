@@ -42,8 +42,7 @@ extension Process {
         let done = DispatchSemaphore(value: 0)
         let target = ProcessBox(process: self)
         let thread = Thread {
-            var none = sigset_t()
-            sigemptyset(&none)
+            var none = sigset_t()  // all bits clear: the empty set, on Linux and Darwin alike
             pthread_sigmask(SIG_SETMASK, &none, nil)
             outcome.withLock { $0 = Result { try target.process.run() } }
             done.signal()
