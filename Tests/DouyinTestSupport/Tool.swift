@@ -36,7 +36,8 @@ public enum Tool {
         process.executableURL = executable
         process.arguments = arguments
         process.currentDirectoryURL = directory
-        let (output, errors) = try await process.runCapturingOutput(timeLimit: timeLimit)
+        // A slot of eight: see ChildSlots for why the test process must not start a hundred.
+        let (output, errors) = try await ChildSlots.shared.withSlot { try await process.runCapturingOutput(timeLimit: timeLimit) }
         var stderr = String(decoding: errors, as: UTF8.self)
         if process.terminationReason == .uncaughtSignal {
             stderr += "\n[the harness: ended by signal \(process.terminationStatus); time limit \(timeLimit)]"
