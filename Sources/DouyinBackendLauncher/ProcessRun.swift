@@ -17,21 +17,27 @@ extension Process {
     /// - Throws: the error of `run()` when the process cannot start; an exit status is not an
     ///   error (read `terminationStatus`, and `terminationReason` for a process ended by signal).
     public func runToExit(timeLimit: Duration? = nil) async throws {
+        let target = ProcessBox(process: self)
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             terminationHandler = { _ in continuation.resume() }
-            do {
-                try runWithSignalsUnblocked()
-            } catch {
-                terminationHandler = nil
-                continuation.resume(throwing: error)
-                return
+            // Spawned on a thread of its own, which resumes the caller only if the spawn failed:
+            // no thread async code shares waits for a spawn.
+            Self.onUnblockedThread {
+                do {
+                    try target.process.run()
+                } catch {
+                    target.process.terminationHandler = nil
+                    continuation.resume(throwing: error)
+                    return
+                }
+                if let timeLimit { target.process.endAfter(timeLimit) }
             }
-            if let timeLimit { endAfter(timeLimit) }
         }
     }
 
     /// `run()` from a new thread whose signal mask is empty, so the child starts with none
-    /// blocked.
+    /// blocked; returns once it started (or throws why not). For callers already on a thread
+    /// of their own: async code uses ``runToExit(timeLimit:)``, which waits for no spawn.
     ///
     /// Why: swift-corelibs-foundation spawns with the calling thread's signal mask, and the
     /// threads async code runs on (dispatch's workers) block nearly every signal: a child
@@ -41,16 +47,23 @@ extension Process {
         let outcome = LockedBox<Result<Void, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
         let target = ProcessBox(process: self)
-        let thread = Thread {
-            var none = sigset_t()  // all bits clear: the empty set, on Linux and Darwin alike
-            pthread_sigmask(SIG_SETMASK, &none, nil)
+        Self.onUnblockedThread {
             outcome.withLock { $0 = Result { try target.process.run() } }
             done.signal()
         }
-        thread.name = "DouyinBackendLauncher.spawn"
-        thread.start()
         done.wait()
         try outcome.withLock { $0 }?.get()
+    }
+
+    /// Runs `body` on a new thread whose signal mask is empty.
+    private static func onUnblockedThread(_ body: @escaping @Sendable () -> Void) {
+        let thread = Thread {
+            var none = sigset_t()  // all bits clear: the empty set, on Linux and Darwin alike
+            pthread_sigmask(SIG_SETMASK, &none, nil)
+            body()
+        }
+        thread.name = "DouyinBackendLauncher.spawn"
+        thread.start()
     }
 
     /// Sends SIGTERM once `limit` passed, then SIGKILL 10 s later, to a process still running.

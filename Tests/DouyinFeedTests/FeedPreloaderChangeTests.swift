@@ -6,7 +6,7 @@ import Testing
 
 /// Issue 22 §2: the preloader listens to the video cache instead of polling it. It has no
 /// clock at all, so nothing but a store can open the gate.
-@Suite("FeedPreloader listens to the video cache", .timeLimit(.minutes(1)))
+@Suite("FeedPreloader listens to the video cache", .timeLimit(.minutes(HangGuard.minutes)))
 struct FeedPreloaderChangeTests {
     @Test func theGateOpensOnAStoreWithNoTimer() async throws {
         let origin = try FeedOrigin(count: 3)

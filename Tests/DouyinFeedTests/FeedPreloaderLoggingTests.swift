@@ -6,7 +6,7 @@ import Foundation
 import Testing
 
 /// Issue 26 §3: the preloader tells a log hook about each job, with the bytes it holds.
-@Suite("FeedPreloader logging", .timeLimit(.minutes(1)))
+@Suite("FeedPreloader logging", .timeLimit(.minutes(HangGuard.minutes)))
 struct FeedPreloaderLoggingTests {
     @Test func eachPreloadFromNginxIsLoggedWithItsBytes() async throws {
         let origin = try FeedOrigin(count: 3)

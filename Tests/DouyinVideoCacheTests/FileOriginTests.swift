@@ -8,7 +8,7 @@ struct FileOriginTests {
     /// The throttle waits on the injected clock before every chunk: no chunk comes out until
     /// the test moves the clock by `chunkSize / bytesPerSecond`, and the body is whole after
     /// three such steps. On `Task.sleep` the first wait would never end (the time limit fails it).
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(HangGuard.minutes)))
     func aThrottledBodyWaitsOnItsClockBeforeEachChunk() async throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }

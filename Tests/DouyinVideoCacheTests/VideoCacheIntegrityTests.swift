@@ -38,7 +38,7 @@ struct VideoCacheIntegrityTests {
 
     // MARK: Case 1: old and new versions spliced
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(HangGuard.minutes)))
     func oldAndNewVersionsSplicedReadReturnsOnlyTheNewVersion() async throws {
         defer { folder.remove() }
         // Given the first 1 MB of version one cached
@@ -61,7 +61,7 @@ struct VideoCacheIntegrityTests {
         #expect(try await second.read(0..<3_000_000) == new)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(HangGuard.minutes)))
     func oldAndNewVersionsSplicedStreamEndsWithResourceChanged() async throws {
         defer { folder.remove() }
         let old = videoBytes(3_000_000, seed: 21), new = videoBytes(3_000_000, seed: 22)

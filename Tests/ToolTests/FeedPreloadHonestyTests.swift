@@ -49,7 +49,7 @@ struct FeedPreloadHonestyTests {
     }
 
     /// Item 6: `--ahead 2^62` looped once per unit and never ended.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(HangGuard.minutes)))
     func aHugeWindowIsTheWholeFeed() async throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
@@ -62,7 +62,7 @@ struct FeedPreloadHonestyTests {
     }
 
     /// Item 8: a video URL `ftp://…` made the tool connect (and hang on a silent server).
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(HangGuard.minutes)))
     func anFTPVideoURLIsAnErrorLineWithoutAConnection() async throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }

@@ -102,7 +102,7 @@ struct VideoVerbTests {
 
     /// Case 1 through the tool: a second run after the origin's file changed never prints new
     /// bytes after old ones; a third run gets the new version whole.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(HangGuard.minutes)))
     func oldAndNewVersionsSplicedExitsOneAndTheNextRunIsTheNewVersion() async throws {
         let nginx = try NginxOrigin()
         let folder = try TemporaryDirectory()
@@ -126,7 +126,7 @@ struct VideoVerbTests {
 
     /// Case 2: a second process started while the first streams into the same directory used
     /// to delete the first one's data file at start-up; a third run then read zeros.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(HangGuard.minutes)))
     func twoProcessesOneDirectoryNeverServeZeros() async throws {
         let nginx = try NginxOrigin(extraLocations: "location /slow/ { limit_rate 500k; }")
         let folder = try TemporaryDirectory()
