@@ -48,7 +48,11 @@ func curl(_ url: URL, _ arguments: [String] = []) async throws -> CurlAnswer {
     let scratch = try TemporaryDirectory()
     defer { scratch.remove() }
     let headers = scratch.appending("headers"), body = scratch.appending("body")
-    let result = try await runProcess(try tool("curl"), ["-sS", "--http1.1", "--max-time", "120", "-D", headers.path, "-o", body.path] + arguments + [url.absoluteString])
+    // Under Thread Sanitizer the whole process once stood still for ~150 s while every suite
+    // started, and a proxy that had accepted curl's connection had not read its request 120 s
+    // later: there curl waits 600 s (a hang guard, as HangGuard says).
+    let limit = ThreadSanitizer.isActive ? "600" : "120"
+    let result = try await runProcess(try tool("curl"), ["-sS", "--http1.1", "--max-time", limit, "-D", headers.path, "-o", body.path] + arguments + [url.absoluteString])
     let headText = (try? String(contentsOf: headers, encoding: .utf8)) ?? ""
     var status = 0
     var fields: [String: String] = [:]
