@@ -78,9 +78,10 @@ extension Process {
         }
     }
 
-    /// ``runToExit()`` with stdout and stderr written to files in a scratch folder (removed
-    /// after) and returned: files, not pipes, because a child that fills a pipe nobody reads
-    /// yet blocks for ever.
+    /// ``runToExit(timeLimit:)`` with stdout and stderr written to files in a scratch folder
+    /// (removed after) and returned: files, not pipes, because a child that fills a pipe nobody
+    /// reads yet blocks for ever.
+    /// - Parameter timeLimit: as for ``runToExit(timeLimit:)``; `nil` (the default): none.
     public func runCapturingOutput(timeLimit: Duration? = nil) async throws -> (stdout: Data, stderr: Data) {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("douyinkit-run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
