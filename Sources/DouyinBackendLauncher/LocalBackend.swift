@@ -87,7 +87,7 @@ public final class LocalBackend: Sendable {
         probe.arguments = ["-c", "import websockets"]
         probe.standardOutput = FileHandle.nullDevice
         probe.standardError = FileHandle.nullDevice
-        guard (try? probe.run()) != nil else { return false }
+        guard (try? probe.runWithSignalsUnblocked()) != nil else { return false }
         probe.waitUntilExit()
         return probe.terminationStatus == 0
     }
@@ -111,7 +111,9 @@ public final class LocalBackend: Sendable {
     }
 
     /// Starts the backend on a free loopback port over `fixtures` (``fixtures``' `api` folder by
-    /// default) and returns once it accepts connections.
+    /// default) and returns once it accepts connections. Blocks meanwhile: async code calls
+    /// ``start(fixtures:)``.
+    @available(*, noasync, message: "blocks a thread async tasks share while the server starts: use `await LocalBackend.start(fixtures:)`")
     public init(fixtures: URL = LocalBackend.fixtures.appendingPathComponent("api")) throws {
         guard let python = Self.python else {
             throw StartError(description: "no Python 3 with the websockets package: on Debian `apt-get install python3-websockets` (then /usr/bin/python3 has it), on macOS `pip3 install websockets`; or set DOUYIN_PYTHON")
@@ -129,6 +131,13 @@ public final class LocalBackend: Sendable {
             stop()
             throw StartError(description: "the backend printed port \(port) but does not accept connections there")
         }
+    }
+
+    /// ``init(fixtures:)`` on a thread of its own (``onOwnThread(_:)``): the start waits for a
+    /// Python process to print its port, which on a loaded two-core machine took seconds of a
+    /// task-pool thread and stood the other tests still.
+    public static func start(fixtures: URL = LocalBackend.fixtures.appendingPathComponent("api")) async throws -> LocalBackend {
+        try await onOwnThread { try LocalBackend(fixtures: fixtures) }
     }
 
     deinit { stop() }

@@ -24,7 +24,7 @@ extension Process {
             // no thread async code shares waits for a spawn.
             Self.onUnblockedThread {
                 do {
-                    try target.process.run()
+                    try target.process.runAlone()
                 } catch {
                     target.process.terminationHandler = nil
                     continuation.resume(throwing: error)
@@ -48,12 +48,42 @@ extension Process {
         let done = DispatchSemaphore(value: 0)
         let target = ProcessBox(process: self)
         Self.onUnblockedThread {
-            outcome.withLock { $0 = Result { try target.process.run() } }
+            outcome.withLock { $0 = Result { try target.process.runAlone() } }
             done.signal()
         }
         done.wait()
         try outcome.withLock { $0 }?.get()
     }
+
+    /// ``runWithSignalsUnblocked()`` for async code: the spawn is made on a thread of its own
+    /// and the caller resumes once the process runs (or with why it could not start).
+    /// - Returns: the process's end, to await instead of `waitUntilExit()` (it sets the
+    ///   process's termination handler).
+    @discardableResult
+    package func start() async throws -> ProcessEnd {
+        let end = ProcessEnd(watching: self)
+        let target = ProcessBox(process: self)
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            Self.onUnblockedThread { continuation.resume(with: Result { try target.process.runAlone() }) }
+        }
+        return end
+    }
+
+    /// `run()` while no other spawn of this module runs.
+    ///
+    /// Why: swift-corelibs-foundation learns that a child ended when the child's end of a
+    /// socket pair closes; that end is open in this process from the moment `run()` makes it
+    /// until the spawn is done, and without close-on-exec. A second `run()` on another thread
+    /// meanwhile passed it to its own child, which kept it open for its whole life: the first
+    /// child's exit was never seen, and `waitUntilExit()` or the termination handler waited for
+    /// ever (seen: a whole-suite run stood still with two backends left as zombies, their socket
+    /// ends held by nginx and Python servers started at the same moment).
+    private func runAlone() throws {
+        try Self.spawnLock.withLock { try run() }
+    }
+
+    /// Held around every spawn of this module (``runAlone()``).
+    private static let spawnLock = NSLock()
 
     /// Runs `body` on a new thread whose signal mask is empty.
     private static func onUnblockedThread(_ body: @escaping @Sendable () -> Void) {
@@ -96,6 +126,26 @@ extension Process {
         try out.close()
         try err.close()
         return (try Data(contentsOf: outURL), try Data(contentsOf: errURL))
+    }
+}
+
+/// The end of a process started with ``Foundation/Process/start()``, awaited without a thread
+/// blocked on it: corelibs' `waitUntilExit()` spins the calling thread's run loop until the
+/// process is seen to end.
+package final class ProcessEnd: Sendable {
+    private let ended = DispatchGroup()
+
+    /// Watches `process` through its termination handler; made before the process starts.
+    fileprivate init(watching process: Process) {
+        ended.enter()
+        process.terminationHandler = { [ended] _ in ended.leave() }
+    }
+
+    /// Returns once the process ended (its `terminationStatus` can be read then).
+    package func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            ended.notify(queue: .global()) { continuation.resume() }
+        }
     }
 }
 

@@ -17,7 +17,7 @@ enum APIBenchmark {
 
     static func run() async throws {
         print("api: \(pagesPerRun) pages of 21 awemes from the local backend, APIClient vs URLSession + JSONDecoder")
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         defer { backend.stop() }
         let client = APIClient(baseURL: backend.baseURL)
         let session = URLSession(configuration: {

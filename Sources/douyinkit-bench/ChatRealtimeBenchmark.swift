@@ -12,7 +12,7 @@ enum ChatRealtimeBenchmark {
     static let roundTrips = 2000
 
     static func run() async throws {
-        let plain = try WebSocketTestServer()
+        let plain = try await WebSocketTestServer.shared.value()
         let secure = try SecureEchoServer()
         try await echo(label: "ws://", url: plain.url("/echo"), cafile: nil, transport: POSIXWebSocketTransport())
         try await echo(label: "wss://", url: secure.url, cafile: secure.caPath,
@@ -72,7 +72,7 @@ final class PythonClient {
         process.arguments = [fixtureURL("../scripts/servers/ws_bench_client.py").standardizedFileURL.path, url.absoluteString] + (cafile.map { ["--cafile", $0] } ?? [])
         process.standardInput = input
         process.standardOutput = output
-        try process.run()
+        try process.runWithSignalsUnblocked()
         guard output.firstLine().hasPrefix("READY") else { throw ChatError.unsupported("ws_bench_client.py did not connect") }
     }
 
@@ -104,7 +104,7 @@ final class SecureEchoServer {
         certs.executableURL = URL(fileURLWithPath: "/bin/sh")
         certs.arguments = [scripts.appendingPathComponent("ws_tls_certs.sh").path, directory.path]
         certs.standardOutput = FileHandle.nullDevice
-        try certs.run()
+        try certs.runWithSignalsUnblocked()
         certs.waitUntilExit()
         caPath = directory.appendingPathComponent("ca.pem").path
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
@@ -113,7 +113,7 @@ final class SecureEchoServer {
         let output = Pipe()
         process.standardInput = input
         process.standardOutput = output
-        try process.run()
+        try process.runWithSignalsUnblocked()
         let words = output.firstLine().split(whereSeparator: \.isWhitespace)
         guard words.count == 2, let port = Int(words[1]) else { throw ChatError.unsupported("ws_tls_server.py did not start") }
         url = URL(string: "wss://127.0.0.1:\(port)/echo")!

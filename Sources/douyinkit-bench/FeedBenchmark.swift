@@ -23,7 +23,7 @@ enum FeedBenchmark {
         // nginx sends up to one second's worth at once before limit_rate paces it, in sends of
         // up to sendfile_max_chunk (2 MB by default): small sends make the pace smooth, else a
         // whole 819,200-byte prefix arrives at once.
-        let nginx = try NginxOrigin(extraLocations: """
+        let nginx = try await NginxOrigin.start(extraLocations: """
             location /v/ { limit_rate 4m; sendfile_max_chunk 16k; }
             location /c/ { limit_rate 512k; sendfile_max_chunk 16k; }
             """)

@@ -27,7 +27,7 @@ enum ProxyBenchmark {
             print("proxy: skipped: ffmpeg or curl not installed (scripts/install-deps.sh test installs both)")
             return
         }
-        let nginx = try NginxOrigin()
+        let nginx = try await NginxOrigin.start()
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("douyinkit-bench-proxy-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }

@@ -24,7 +24,7 @@ enum SessionBenchmark {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("douyinkit-bench-session-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: scratch) }
         let media = try await SessionMedia.generate(in: scratch.appendingPathComponent("media"), count: 8, seconds: 6)
-        let origin = try ShapedOrigin(root: media.directory, rate: 8_000_000)
+        let origin = try await ShapedOrigin.start(root: media.directory, rate: 8_000_000)
         defer { origin.stop() }
         let feed = try media.feedJSON(base: origin.base, items: 48)
         let items = try SessionItem.items(fromFeedJSON: feed)

@@ -30,7 +30,7 @@ enum VideoBenchmark {
         try await cachedReads(source: source, scratch: scratch)
         try await readAfterRestart(source: source, scratch: scratch)
         checksumSpeed(body)
-        let nginx = try NginxOrigin(extraLocations: "location /slow/ { limit_rate 2m; }")
+        let nginx = try await NginxOrigin.start(extraLocations: "location /slow/ { limit_rate 2m; }")
         try nginx.serve(body, at: "/v.mp4")
         try nginx.serve(body, at: "/slow/v.mp4")
         try await coldRead(nginx.url("/v.mp4"), scratch: scratch)

@@ -52,7 +52,7 @@ struct AuthenticationTests {
     @Test("200 concurrent calls rejected together: exactly 1 refresh (counted by the backend), each call sent again once")
     func twoHundredConcurrent401sMakeOneRefresh() async throws {
         // Given: the backend checks tokens, and the client starts with one it never issued.
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         defer { backend.stop() }
         try await backendAuth(backend, ["enabled": true])
         let gate = Gate()
@@ -96,7 +96,7 @@ struct AuthenticationTests {
     @Test("A refresh that fails fails every waiting call with one authenticationFailed, and a late 401 starts no second refresh")
     func aFailedRefreshFailsEveryWaiter() async throws {
         // Given: the token endpoint answers 500.
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         defer { backend.stop() }
         try await backendAuth(backend, ["enabled": true])
         try backend.respond(next: 5, status: 500, body: "down", path: "/douyin/auth/token")
@@ -124,7 +124,7 @@ struct AuthenticationTests {
 
     @Test("A call whose new token is refused too reports the 401 (sent again once, not forever)")
     func aSecond401IsTheAnswer() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         defer { backend.stop() }
         try await backendAuth(backend, ["enabled": true])
         // The refresh hands back another token the backend never issued.
@@ -141,7 +141,7 @@ struct AuthenticationTests {
 
     @Test("With the token check off, an authenticated client's calls pass unchanged; with it on, the token is sent as Bearer")
     func theTokenIsSentAsBearer() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         defer { backend.stop() }
         try await backendAuth(backend, ["enabled": true])
         let issued = try await APIClient(baseURL: backend.baseURL).value(.token).token

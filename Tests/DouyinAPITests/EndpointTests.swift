@@ -8,7 +8,7 @@ import Testing
 /// and what the backend received.
 @Suite struct EndpointTests {
     @Test func userDecodesTheFixtureProfile() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         let client = makeClient(backend)
         let result = try await client.send(.user(uid: Known.uid))
         #expect(result.value.uid == Known.uid)
@@ -22,7 +22,7 @@ import Testing
     }
 
     @Test func awemePostAndFavoritePageWithDefaultSizes() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         let client = makeClient(backend)
         let first = try await client.send(.awemePost(uid: Known.uid))
         #expect(first.value.count == 21)
@@ -38,7 +38,7 @@ import Testing
     }
 
     @Test func visitorCreateSendsTheMD5OfTheDeviceIDOnce() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         let client = makeClient(backend)
         let udid = APIClient.udid(deviceID: "device-1")
         #expect(udid == "d111f50a599b0a9fe3ef9e1c6b68ec88")
@@ -57,7 +57,7 @@ import Testing
     }
 
     @Test func commentPostSendsReservedCharactersAndEmojiIntactThenListsAndDeletes() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         let client = makeClient(backend)
         let visitor = try await client.visitor(deviceID: "tester")
         let text = "a&b=c+d%20e 100% 😺 [微笑]\nline?#/"
@@ -90,7 +90,7 @@ import Testing
     }
 
     @Test func groupChatTextImageImagesListAndDelete() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         let client = makeClient(backend)
         let udid = APIClient.udid(deviceID: "chatter")
         let text = try await client.value(.groupChatText(udid: udid, text: "hi & bye = +1 🦄"))
@@ -145,7 +145,7 @@ import Testing
     }
 
     @Test func serverCodeIsAnAPIErrorWithCodeAndMessage() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         let client = makeClient(backend)
         let error = await apiError { try await client.send(.user(uid: "1")) }
         guard case .server(let endpoint, let code, let message) = error else {

@@ -10,7 +10,7 @@ import Testing
 /// HTTP failures, bodies that are not the API's, dead and slow servers, retries and cancellation.
 @Suite struct FailureTests {
     @Test func notFoundIsAnHTTPErrorWithTheBodyExcerpt() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         let client = makeClient(backend)
         try backend.respond(status: 404, body: "<html>\n<body>no such page</body>\n</html>", contentType: "text/html")
         let error = await apiError { try await client.send(.user(uid: Known.uid)) }
@@ -23,7 +23,7 @@ import Testing
     }
 
     @Test func status500IsReportedAfterRetriesRunOut() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         let clock = TestClock()
         let client = makeClient(backend, clock: clock) { $0.retry.maximumRetries = 0 }
         try backend.fail(status: 500)
@@ -36,7 +36,7 @@ import Testing
     }
 
     @Test func htmlWithStatus200IsNotJSON() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         let client = makeClient(backend)
         try backend.answerHTML()
         let error = await apiError { try await client.send(.user(uid: Known.uid)) }
@@ -60,7 +60,7 @@ import Testing
         ("\u{FEFF}\u{0}\u{1}garbage", "bytes"),
     ])
     func malformedBodiesAreErrorsNeverCrashes(body: String, what: String) async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         let client = makeClient(backend)
         try backend.respond(status: 200, body: body)
         let error = await apiError { try await client.send(.user(uid: Known.uid)) }
@@ -72,7 +72,7 @@ import Testing
     }
 
     @Test func decodingErrorNamesTheJSONPath() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         let client = makeClient(backend)
         try backend.respond(status: 200, body: #"{"code":0,"data":[{"aweme_id":"1"},{"desc":"no id"}],"has_more":0}"#)
         let error = await apiError { try await client.send(.awemePost(uid: Known.uid)) }
@@ -85,7 +85,7 @@ import Testing
     }
 
     @Test func serverCodeWinsOverAMisshapenPayload() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         let client = makeClient(backend)
         try backend.respond(status: 200, body: #"{"code":5,"message":"busy","data":"oops"}"#)
         let error = await apiError { try await client.send(.user(uid: Known.uid)) }
@@ -111,7 +111,7 @@ import Testing
     }
 
     @Test func aStalledRequestTimesOut() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         let client = makeClient(backend) {
             $0.timeout = .milliseconds(300)
             $0.retry.maximumRetries = 0
@@ -127,7 +127,7 @@ import Testing
     }
 
     @Test func getIsRetriedAfter503ThenSucceeds() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         let clock = TestClock()
         let client = makeClient(backend, clock: clock)
         try backend.fail(status: 503)
@@ -144,7 +144,7 @@ import Testing
     }
 
     @Test func retryAfterIsWaitedExactly() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         let clock = TestClock()
         let client = makeClient(backend, clock: clock)
         try backend.fail(status: 429, retryAfter: "3")
@@ -160,7 +160,7 @@ import Testing
     }
 
     @Test func retryAfterBeyondTheCapIsNotWaitedFor() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         let clock = TestClock()
         let client = makeClient(backend, clock: clock) { $0.retry.maximumRetryAfter = .seconds(5) }
         try backend.fail(status: 503, retryAfter: "120")
@@ -173,7 +173,7 @@ import Testing
     }
 
     @Test func twoRetriesThenTheFailure() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         let clock = TestClock()
         let client = makeClient(backend, clock: clock)
         try backend.fail(next: 5, status: 502)
@@ -191,7 +191,7 @@ import Testing
     }
 
     @Test func postIsNeverRetried() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         let clock = TestClock()
         let client = makeClient(backend, clock: clock)
         try backend.fail(status: 503)
@@ -207,7 +207,7 @@ import Testing
     }
 
     @Test func cancellingMidRequestThrowsCancellationError() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         let client = makeClient(backend)
         try backend.stall(seconds: 30)
         defer { try? backend.reset() }
@@ -222,7 +222,7 @@ import Testing
     }
 
     @Test func cancellingDuringBackoffEndsTheRetry() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         let clock = TestClock()
         let client = makeClient(backend, clock: clock)
         try backend.fail(status: 503)

@@ -24,7 +24,7 @@ import Testing
     // reported as not JSON. The origin stops at 64 MB so the old client failed, not the machine.
     @Test(arguments: ["length/67108864", "chunked/67108864", "gzip/67108864"])
     func aBodyOverTheLimitEndsWithBodyTooLarge(behaviour: String) async throws {
-        let origin = try HostileOrigin()
+        let origin = try await HostileOrigin.start()
         let error = await apiError { try await client(origin.base(behaviour)).send(.user(uid: "1")) }
         guard case .bodyTooLarge(.user, let limit) = error else {
             Issue.record("\(behaviour): expected bodyTooLarge, got \(String(describing: error))")
@@ -34,7 +34,7 @@ import Testing
     }
 
     @Test func aBodyWithinTheLimitIsAccepted() async throws {
-        let origin = try HostileOrigin()
+        let origin = try await HostileOrigin.start()
         // 64 KB of spaces: under the limit, so the failure is the JSON's, not the size's.
         let error = await apiError { try await client(origin.base("chunked/65536")).send(.user(uid: "1")) }
         guard case .notJSON = error else {
@@ -47,7 +47,7 @@ import Testing
     // exchange ran until the origin gave up after 60 s and ended as a lost connection.
     @Test(arguments: ["trickle/200", "processing/200"])
     func aSlowAnswerEndsAtTheDeadline(behaviour: String) async throws {
-        let origin = try HostileOrigin()
+        let origin = try await HostileOrigin.start()
         let error = await apiError { try await client(origin.base(behaviour)) { $0.timeout = .seconds(1) }.send(.user(uid: "1")) }
         guard case .transport(.user, let urlError) = error else {
             Issue.record("\(behaviour): expected a timeout, got \(String(describing: error))")
@@ -59,7 +59,7 @@ import Testing
     // Item 16. Before: all four answered an empty list (libcurl read 103 or 42 bytes).
     @Test(arguments: ["two", "list", "plus", "huge"])
     func ambiguousContentLengthIsMalformed(kind: String) async throws {
-        let origin = try HostileOrigin()
+        let origin = try await HostileOrigin.start()
         let error = await apiError { try await client(origin.base("cl/\(kind)")).send(.commentList(awemeID: "1")) }
         guard case .malformedResponse(.commentList, let reason) = error else {
             Issue.record("\(kind): expected malformedResponse, got \(String(describing: error))")
@@ -69,7 +69,7 @@ import Testing
     }
 
     @Test func aSingleContentLengthIsAccepted() async throws {
-        let origin = try HostileOrigin()
+        let origin = try await HostileOrigin.start()
         let comments = try await client(origin.base("cl/good")).value(.commentList(awemeID: "1"))
         #expect(comments.isEmpty)
     }
@@ -77,7 +77,7 @@ import Testing
     // Item 17. Before: URLSession followed with the method kept and `Content-Length: 0`.
     @Test(arguments: [307, 308])
     func aRedirectedPostIsSentAgainWithItsBody(status: Int) async throws {
-        let origin = try HostileOrigin()
+        let origin = try await HostileOrigin.start()
         let visitor = try await client(origin.base("redirect/\(status)")).value(.visitorCreate(udid: "u 1+2"))
         #expect(visitor.uid == "v1")
         let received = try origin.recorded()
@@ -90,7 +90,7 @@ import Testing
 
     // Item 15. Before: 100 requests, the same two items 100 times, no error.
     @Test func aRepeatedPageEndsPagingWithATypedError() async throws {
-        let origin = try HostileOrigin()
+        let origin = try await HostileOrigin.start()
         var pages: [Int] = []
         let error = await apiError {
             for try await page in client(origin.base("repeat")).pages(.awemePost(uid: "1"), limit: 100_000) {
@@ -106,7 +106,7 @@ import Testing
 
     // Item 15. Before: `page + 1` trapped (SIGILL) after the first page.
     @Test func hasMoreAfterPageIntMaxIsATypedErrorNotATrap() async throws {
-        let origin = try HostileOrigin()
+        let origin = try await HostileOrigin.start()
         var pages: [Int] = []
         let error = await apiError {
             for try await page in client(origin.base("repeat")).pages(.awemePost(uid: "1"), from: Int.max, limit: 5) {

@@ -43,7 +43,7 @@ import Testing
     // Item 18. Before: `?x=1` + `user` made `/douyin/?x=1user?uid=…`, a request to the folder.
     @Test(arguments: ["?x=1", "?", "#frag", "?x=1#f"])
     func aBaseURLWithAQueryOrFragmentIsRefused(suffix: String) async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         let base = try #require(URL(string: backend.baseURL.absoluteString + suffix))
         let client = APIClient(baseURL: base)
         let error = await apiError { try await client.send(.user(uid: Known.uid)) }

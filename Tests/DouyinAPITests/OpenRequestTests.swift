@@ -10,7 +10,7 @@ import Testing
 @Suite("Open endpoints, response metadata, upload progress")
 struct OpenRequestTests {
     @Test func anEndpointTheClientDoesNotKnowIsSentAndDecoded() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         defer { backend.stop() }
         try await backendAuth(backend, ["enabled": true])
         // `auth/token` is none of the 12: a POST with a Decodable of the caller's own.
@@ -22,7 +22,7 @@ struct OpenRequestTests {
 
     @Test("Douyin's own API: an open endpoint whose answer decodes whole as DouyinAppResponse")
     func douyinsOwnEnvelopeWhole() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         defer { backend.stop() }
         let body = String(decoding: try Fixtures.data("api/douyin-share-page-awemes.json"), as: UTF8.self)
         try backend.respond(status: 200, body: body, path: "/douyin/aweme/v1/web/aweme/post/")
@@ -45,7 +45,7 @@ struct OpenRequestTests {
     }
 
     @Test func anOpenPagedRequestPagesLikeAKnownOne() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         defer { backend.stop() }
         let request = APIRequest<[Aweme]>(endpoint: Endpoint(path: "aweme/post", method: .get), parameters: [("uid", Known.uid), ("page", "0"), ("size", "5")])
         var count = 0
@@ -56,7 +56,7 @@ struct OpenRequestTests {
 
     @Test("The result carries the HTTP status and headers; the fallback's carries none")
     func responseMetadata() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         defer { backend.stop() }
         let result = try await makeClient(backend).send(.user(uid: Known.uid))
         let response = try #require(result.response)
@@ -68,7 +68,7 @@ struct OpenRequestTests {
 
     @Test("A multipart upload reports its progress, up to every byte of the body, against the backend")
     func uploadProgress() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         defer { backend.stop() }
         // A PNG header then 3 MB: large enough to go out in many pieces.
         let image = tinyPNG + Data(repeating: 0x5A, count: 3 << 20)
@@ -89,7 +89,7 @@ struct OpenRequestTests {
 
     @Test("A result that is optional to use can be ignored without a warning (the build runs with -warnings-as-errors)")
     func resultsMayBeIgnored() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         defer { backend.stop() }
         let client = makeClient(backend)
         try await client.send(.groupChatText(udid: Known.fixtureUDID, text: "hi"))

@@ -43,7 +43,7 @@ struct OwnSessionUploadTests {
 
     @Test("A multipart upload on the app's session reports progress to its last byte, and the app's delegate still hears it")
     func progressOnAnAppsSession() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         defer { backend.stop() }
         let app = AppDelegate()
         let session = URLSession(configuration: .ephemeral, delegate: app, delegateQueue: nil)
@@ -70,7 +70,7 @@ struct OwnSessionUploadTests {
 
     @Test("On a session without a delegate, progress and the answer's checks hold; a call without progress is unchanged")
     func progressOnAPlainSession() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         defer { backend.stop() }
         let session = URLSession(configuration: .ephemeral)
         defer { session.finishTasksAndInvalidate() }
@@ -89,7 +89,7 @@ struct OwnSessionUploadTests {
 
     @Test("On the app's session with progress asked, a stalled upload still ends at the client's deadline")
     func aStalledUploadTimesOut() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         defer { backend.stop() }
         let session = URLSession(configuration: .ephemeral)
         defer { session.finishTasksAndInvalidate() }

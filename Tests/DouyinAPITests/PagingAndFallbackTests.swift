@@ -7,7 +7,7 @@ import Testing
 /// `pages(...)` over the backend, and the fallback store standing in for a dead one.
 @Suite struct PagingAndFallbackTests {
     @Test func pagesFollowHasMoreToTheEnd() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         let client = makeClient(backend)
         var numbers: [Int] = []
         var ids: [String] = []
@@ -23,7 +23,7 @@ import Testing
     }
 
     @Test func anEmptyPageStopsEvenWhenHasMoreSaysOne() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         try backend.lieAboutHasMore()
         let client = makeClient(backend)
         var pages = 0
@@ -37,7 +37,7 @@ import Testing
     }
 
     @Test func thePageLimitStopsEarly() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         let client = makeClient(backend)
         var pages: [APIPage<Aweme>] = []
         for try await page in client.pages(.awemePost(uid: Known.uid), from: 2, limit: 2) {
@@ -49,7 +49,7 @@ import Testing
     }
 
     @Test func aFailingPageEndsTheSequenceWithItsError() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         let client = makeClient(backend) { $0.retry.maximumRetries = 0 }
         try backend.respond(status: 200, body: #"{"code":0,"data":[{"cid":"1","text":"a"}],"has_more":1}"#)
         try backend.respond(status: 200, body: #"{"code":7,"message":"rate limited"}"#)
@@ -126,7 +126,7 @@ import Testing
     @Test func fallbackCovers5xxAndBadBodiesButNot4xxOrServerCodes() async throws {
         let folder = try Self.fallbackFolder()
         defer { folder.remove() }
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         let client = makeClient(backend) {
             $0.fallback = FallbackStore(directory: folder.url)
             $0.retry.maximumRetries = 0
@@ -155,7 +155,7 @@ import Testing
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         try Data("{not json".utf8).write(to: folder.appending("user.json"))
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         let client = makeClient(backend) {
             $0.fallback = FallbackStore(directory: folder.url)
             $0.retry.maximumRetries = 0

@@ -14,7 +14,7 @@ import Testing
 struct SessionAndAdapterTests {
     @Test("An app's URLSessionConfiguration applies (its extra headers reach the server) and the client's checks still hold")
     func anAppsSessionConfiguration() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         defer { backend.stop() }
         let sessionConfiguration = URLSessionConfiguration.ephemeral
         sessionConfiguration.httpAdditionalHeaders = ["X-App": "kept"]
@@ -32,7 +32,7 @@ struct SessionAndAdapterTests {
 
     @Test("On the app's own URLSession: calls work, the body limit and status checks hold, the session outlives the client")
     func anAppsSession() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         defer { backend.stop() }
         let session = URLSession(configuration: .ephemeral)
         defer { session.finishTasksAndInvalidate() }
@@ -60,7 +60,7 @@ struct SessionAndAdapterTests {
 
     @Test("The adapter runs for every attempt, after the configured headers, and what it sets reaches the server")
     func theAdapterSignsEveryAttempt() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         defer { backend.stop() }
         let clock = TestClock()
         let counter = LockedBox(0)
@@ -86,7 +86,7 @@ struct SessionAndAdapterTests {
     @Test("An adapter that throws ends the call with adaptationFailed and nothing is sent")
     func aThrowingAdapter() async throws {
         struct NoKey: Error, CustomStringConvertible { var description: String { "no signing key" } }
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         defer { backend.stop() }
         let client = makeClient(backend) { $0.adaptRequest = { _, _ in throw NoKey() } }
         let error = await apiError { try await client.send(.user(uid: Known.uid)) }

@@ -11,7 +11,7 @@ struct VisitorTests {
     /// then got the visitor instead of `CancellationError`.
     @Test func aCancelledVisitorWaiterStopsWaitingAtOnceWhileTheSharedCallGoesOn() async throws {
         // Given: visitor/create stalls in the backend, with two callers waiting on it.
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         defer { backend.stop() }
         let client = makeClient(backend)
         try backend.stall(seconds: 30)
@@ -34,7 +34,7 @@ struct VisitorTests {
 
     @Test func aCallEveryWaiterLeftStillFinishesAndIsRemembered() async throws {
         // Given: the only caller of a stalled visitor/create is cancelled.
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         defer { backend.stop() }
         let client = makeClient(backend)
         try backend.stall(seconds: 30)
@@ -52,7 +52,7 @@ struct VisitorTests {
     }
 
     @Test func aFailedCallIsForgottenBeforeItsWaitersHear() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         defer { backend.stop() }
         let client = makeClient(backend)
         try backend.respond(status: 500, body: "down", path: "/douyin/visitor/create")
@@ -68,7 +68,7 @@ struct VisitorTests {
     }
 
     @Test func aTaskCancelledBeforeItAsksGetsCancellationAndSendsNothing() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         defer { backend.stop() }
         let client = makeClient(backend)
         try backend.stall(seconds: 30)

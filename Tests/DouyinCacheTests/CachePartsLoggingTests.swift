@@ -14,7 +14,7 @@ struct CachePartsLoggingTests {
     }
 
     @Test func oneHookOnTheCacheReachesItsMemoryDiskAndDownloader() async throws {
-        let origin = try NginxOrigin()
+        let origin = try await NginxOrigin.start()
         let urls = try (0..<3).map { index in
             try origin.serve(Data(repeating: UInt8(index), count: 10_000), at: "/\(index).webp")
             return origin.url("/\(index).webp")
@@ -44,7 +44,7 @@ struct CachePartsLoggingTests {
     }
 
     @Test func withoutAHookNoPartLogsAndAPartsOwnHookWins() async throws {
-        let origin = try NginxOrigin()
+        let origin = try await NginxOrigin.start()
         try origin.serve(Data(count: 10_000), at: "/a.webp")
         try origin.serve(Data(count: 10_000), at: "/b.webp")
         let downloads = LogRecorder(), disk = LogRecorder()
@@ -95,7 +95,7 @@ struct CachePartsLoggingTests {
     }
 
     @Test func thePrefetcherLogsStartsEndsFailuresAndCancellationsOnTheCachesHook() async throws {
-        let origin = try NginxOrigin(extraLocations: "location /slow/ { limit_rate 20k; }")
+        let origin = try await NginxOrigin.start(extraLocations: "location /slow/ { limit_rate 20k; }")
         try origin.serve(Data(count: 5_000), at: "/fast.webp")
         for index in 0..<2 { try origin.serve(Data(count: 2_000_000), at: "/slow/\(index).bin") }
         let recorder = LogRecorder()
@@ -124,7 +124,7 @@ struct CachePartsLoggingTests {
     }
 
     @Test func aPrefetchersOwnHookWinsOverTheCaches() async throws {
-        let origin = try NginxOrigin()
+        let origin = try await NginxOrigin.start()
         try origin.serve(Data(count: 1_000), at: "/a.webp")
         let cacheHook = LogRecorder(), own = LogRecorder()
         try await withTemporaryDirectory { folder in

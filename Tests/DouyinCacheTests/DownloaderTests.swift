@@ -25,7 +25,7 @@ struct DownloaderTests {
     @Test func partialContent206IsRefusedNotCachedAsTheWholeResource() async throws {
         defer { folder.remove() }
         // Given an origin (or CDN) that answers a plain GET with 206 and a matching length
-        let origin = try NginxOrigin(extraLocations: #"location /partial/ { return 206 "the first half"; }"#)
+        let origin = try await NginxOrigin.start(extraLocations: #"location /partial/ { return 206 "the first half"; }"#)
         let url = origin.url("/partial/cover.jpeg")
         let cache = try TwoTierCache(directory: folder.url)
         // Then it is an HTTP error, and neither tier keeps the part
@@ -37,7 +37,7 @@ struct DownloaderTests {
     @Test(arguments: [204, 202, 205])
     func otherSuccessStatusesAreRefusedNotCachedAsEmpty(status: Int) async throws {
         defer { folder.remove() }
-        let origin = try NginxOrigin(extraLocations: "location /odd/ { return \(status); }")
+        let origin = try await NginxOrigin.start(extraLocations: "location /odd/ { return \(status); }")
         let url = origin.url("/odd/avatar.jpeg")
         let cache = try TwoTierCache(directory: folder.url)
         await #expect(throws: CacheError.httpStatus(status, url: url.absoluteString)) { try await cache.data(for: url) }
@@ -47,7 +47,7 @@ struct DownloaderTests {
 
     @Test func nonAuthoritative203IsAWholeResource() async throws {
         defer { folder.remove() }
-        let origin = try NginxOrigin(extraLocations: #"location /proxy/ { return 203 "transformed by a proxy"; }"#)
+        let origin = try await NginxOrigin.start(extraLocations: #"location /proxy/ { return 203 "transformed by a proxy"; }"#)
         let url = origin.url("/proxy/a.jpeg")
         let cache = try TwoTierCache(directory: folder.url)
         #expect(try await cache.fetch(url) == (Data("transformed by a proxy".utf8), .network))
@@ -58,7 +58,7 @@ struct DownloaderTests {
 
     @Test func contentLengthOverTheLimitIsRefusedFromTheHead() async throws {
         defer { folder.remove() }
-        let origin = try NginxOrigin()
+        let origin = try await NginxOrigin.start()
         try origin.serve(Data(count: 2_000_000), at: "/big.mp4")
         try origin.serve(Data(count: 1_000_000), at: "/exact.mp4")
         let downloader = try Downloader(configuration: .init(maximumBodySize: 1_000_000))
@@ -72,7 +72,7 @@ struct DownloaderTests {
     @Test func lyingContentLengthIsRefusedWithoutWaitingForTheBody() async throws {
         // The server announces 10 GB, sends 1000 bytes and then stalls for a minute: a client
         // that read on before deciding would wait that minute.
-        let origin = try HostileOrigin()
+        let origin = try await HostileOrigin.start()
         let url = origin.url("/announce/10000000000")
         let downloader = try Downloader(configuration: .init(maximumBodySize: 64 << 20))
         #expect(await download(url, with: downloader) == .failure(.bodyTooLarge(url: url.absoluteString, limit: 64 << 20)))
@@ -81,7 +81,7 @@ struct DownloaderTests {
     @Test(arguments: ["/endless", "/chunked-endless"])
     func endlessBodyIsStoppedAtTheLimit(path: String) async throws {
         defer { folder.remove() }
-        let origin = try HostileOrigin()
+        let origin = try await HostileOrigin.start()
         let url = origin.url(path)
         // Small, so the bytes a loopback server sends before the stop takes effect stay cheap
         // under Thread Sanitizer (each byte held costs several there).
@@ -100,7 +100,7 @@ struct DownloaderTests {
         // kept reading on a thread of its own and queued every chunk behind the starved delegate.
         // Given a download whose first chunk has reached the delegate, and then every thread of
         // that pool busy (as on a loaded machine)
-        let origin = try HostileOrigin()
+        let origin = try await HostileOrigin.start()
         let url = origin.url("/chunked/1000000")
         let downloader = Downloader()
         let pool = BusyPool()
@@ -130,7 +130,7 @@ struct DownloaderTests {
     @Test func closeDelimitedBodyIsAnsweredButNeverStored() async throws {
         defer { folder.remove() }
         // Given a body framed only by the server closing the connection
-        let origin = try HostileOrigin()
+        let origin = try await HostileOrigin.start()
         let url = origin.url("/close/50000")
         let cache = try TwoTierCache(directory: folder.url)
         // When it is fetched twice
@@ -147,7 +147,7 @@ struct DownloaderTests {
     @Test func truncatedCloseDelimitedBodyIsNeverPersisted() async throws {
         defer { folder.remove() }
         // The server stops halfway; nothing on the wire tells the client.
-        let origin = try HostileOrigin()
+        let origin = try await HostileOrigin.start()
         let url = origin.url("/close-cut/100000")
         let cache = try TwoTierCache(directory: folder.url)
         let answer = try await cache.fetch(url)
@@ -159,7 +159,7 @@ struct DownloaderTests {
 
     @Test func encodedCloseDelimitedBodyIsNeverPersisted() async throws {
         defer { folder.remove() }
-        let origin = try HostileOrigin()
+        let origin = try await HostileOrigin.start()
         let url = origin.url("/gzip-close/30000")
         let cache = try TwoTierCache(directory: folder.url)
         #expect(try await cache.fetch(url) == (Data(count: 30000), .network))
@@ -168,7 +168,7 @@ struct DownloaderTests {
 
     @Test func chunkedBodyIsFramedAndStored() async throws {
         defer { folder.remove() }
-        let origin = try HostileOrigin()
+        let origin = try await HostileOrigin.start()
         let url = origin.url("/chunked/100000")
         let body = try await download(url, with: Downloader()).get()
         #expect(body == DownloadedData(data: HostileOrigin.body(100000), isLengthChecked: true))

@@ -31,6 +31,8 @@ final class HostileOrigin: @unchecked Sendable {
     /// The server's script, beside the package's other stand-in servers.
     static let script = Fixtures.packageRoot.appendingPathComponent("scripts/servers/hostile_origin.py")
 
+    /// Starts the server and returns once it printed its port; async code calls ``start()``.
+    @available(*, noasync, message: "blocks a thread async tasks share while the server starts: use `await HostileOrigin.start()`")
     init() throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
@@ -40,7 +42,7 @@ final class HostileOrigin: @unchecked Sendable {
         // Not the test runner's stderr: a server outliving the test would hold that pipe open,
         // and the runner waits for it to close.
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.runWithSignalsUnblocked()
         // The script prints its port once it listens; reading that line is the readiness wait.
         var line = Data()
         while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
@@ -51,6 +53,11 @@ final class HostileOrigin: @unchecked Sendable {
             throw StartError()
         }
         self.port = port
+    }
+
+    /// ``init()`` on a thread of its own (``onOwnThread(_:)``), not on the task pool.
+    static func start() async throws -> HostileOrigin {
+        try await onOwnThread { try HostileOrigin() }
     }
 
     struct StartError: Error, CustomStringConvertible {

@@ -14,7 +14,7 @@ struct ImagePrefetcherTests {
     @Test func aVisibleFetchJoinsTheRunningPrefetchInsteadOfDownloadingAgain() async throws {
         try await withTemporaryDirectory { folder in
             // Given: five covers being prefetched slowly (200 kB/s), two at a time.
-            let origin = try NginxOrigin(extraLocations: "location /slow/ { limit_rate 200k; }")
+            let origin = try await NginxOrigin.start(extraLocations: "location /slow/ { limit_rate 200k; }")
             let urls = try (0..<5).map { index in
                 try origin.serve(Data(repeating: UInt8(index), count: 600_000), at: "/slow/\(index).webp")
                 return origin.url("/slow/\(index).webp")
@@ -51,7 +51,7 @@ struct ImagePrefetcherTests {
 
     @Test func stoppingDropsWaitingPrefetchesAndCancelsRunningOnes() async throws {
         try await withTemporaryDirectory { folder in
-            let origin = try NginxOrigin(extraLocations: "location /slow/ { limit_rate 50k; }")
+            let origin = try await NginxOrigin.start(extraLocations: "location /slow/ { limit_rate 50k; }")
             let urls = try (0..<4).map { index in
                 try origin.serve(Data(count: 2_000_000), at: "/slow/\(index).bin")
                 return origin.url("/slow/\(index).bin")
@@ -81,7 +81,7 @@ struct ImagePrefetcherTests {
             // ends the busy download itself once everything is queued: with a faster origin, a
             // task pool kept busy by other suites under Thread Sanitizer let it finish before
             // both prefetches were queued (fresh-clone make test).
-            let origin = try NginxOrigin(extraLocations: "location /slow/ { limit_rate 200k; } location /stuck/ { limit_rate 10k; }")
+            let origin = try await NginxOrigin.start(extraLocations: "location /slow/ { limit_rate 200k; } location /stuck/ { limit_rate 10k; }")
             for name in ["p0", "p1", "visible"] { try origin.serve(Data(count: 400_000), at: "/slow/\(name).bin") }
             try origin.serve(Data(count: 400_000), at: "/stuck/busy.bin")
             let cache = try TwoTierCache(directory: folder.url, configuration: .init(downloader: .init(maxConcurrentDownloads: 1)))
@@ -107,7 +107,7 @@ struct ImagePrefetcherTests {
 
     @Test func progressReportsBytesReceivedUpToTheWholeBody() async throws {
         try await withTemporaryDirectory { folder in
-            let origin = try NginxOrigin(extraLocations: "location /slow/ { limit_rate 400k; }")
+            let origin = try await NginxOrigin.start(extraLocations: "location /slow/ { limit_rate 400k; }")
             try origin.serve(Data(count: 500_000), at: "/slow/p.bin")
             let cache = try TwoTierCache(directory: folder.url)
             let reports = LockedBox([FetchProgress]())

@@ -8,7 +8,7 @@ import Testing
 @Suite("Cache logging")
 struct CacheLoggingTests {
     @Test func aDownloadFromNginxIsLoggedStartedThenEndedWithItsBytes() async throws {
-        let origin = try NginxOrigin()
+        let origin = try await NginxOrigin.start()
         try origin.serve(Data(repeating: 7, count: 12_345), at: "/c.webp")
         let recorder = LogRecorder()
         try await withTemporaryDirectory { folder in
@@ -26,7 +26,7 @@ struct CacheLoggingTests {
     }
 
     @Test func aFailedDownloadIsLoggedAsAnError() async throws {
-        let origin = try NginxOrigin()
+        let origin = try await NginxOrigin.start()
         let recorder = LogRecorder()
         try await withTemporaryDirectory { folder in
             let cache = try TwoTierCache(directory: folder.url, configuration: .init(downloader: .init(log: recorder.handler)))

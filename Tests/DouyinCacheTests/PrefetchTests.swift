@@ -18,8 +18,8 @@ struct PrefetchTests {
     let folder: TemporaryDirectory
     let cover = Data((0..<20_000).map { UInt8(truncatingIfNeeded: $0 &* 11) })
 
-    init() throws {
-        origin = try NginxOrigin()
+    init() async throws {
+        origin = try await NginxOrigin.start()
         folder = try TemporaryDirectory()
         try origin.serve(cover, at: "/cover.webp")
     }
@@ -109,7 +109,7 @@ struct PrefetchTests {
     /// over by `fetch`, stored nowhere, and `prefetch` says so.
     @Test func anUncheckedBodyIsNotStoredAndPrefetchSaysSo() async throws {
         defer { folder.remove() }
-        let hostile = try HostileOrigin()
+        let hostile = try await HostileOrigin.start()
         let closing = URL(string: "http://127.0.0.1:\(hostile.port)/close/5000")!
         let cache = try cache()
         await #expect(throws: CacheError.notStored(url: closing.absoluteString)) { try await cache.prefetch(closing) }

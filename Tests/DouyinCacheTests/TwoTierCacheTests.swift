@@ -9,8 +9,8 @@ struct TwoTierCacheTests {
     let origin: NginxOrigin
     let folder: TemporaryDirectory
 
-    init() throws {
-        origin = try NginxOrigin(extraLocations: "location /slow/ { limit_rate 200k; }")
+    init() async throws {
+        origin = try await NginxOrigin.start(extraLocations: "location /slow/ { limit_rate 200k; }")
         folder = try TemporaryDirectory()
     }
 
@@ -54,7 +54,7 @@ struct TwoTierCacheTests {
     @Test(arguments: [404, 500])
     func errorStatusesAreErrorsAndCacheNothing(status: Int) async throws {
         defer { folder.remove() }
-        let errorOrigin = try NginxOrigin(extraLocations: "location /fail/ { return \(status); }")
+        let errorOrigin = try await NginxOrigin.start(extraLocations: "location /fail/ { return \(status); }")
         let url = errorOrigin.url("/fail/a.jpeg")
         let cache = try TwoTierCache(directory: folder.url)
         await #expect(throws: CacheError.httpStatus(status, url: url.absoluteString)) { try await cache.data(for: url) }
@@ -185,7 +185,7 @@ struct TwoTierCacheTests {
 struct TwoTierCacheFlightTests {
     @Test func flightFinishingBetweenMissAndJoinIsNotDownloadedTwice() async throws {
         try await withTemporaryDirectory { folder in
-            let origin = try NginxOrigin()
+            let origin = try await NginxOrigin.start()
             try origin.serve(Data("cover bytes".utf8), at: "/c.jpeg")
             let url = origin.url("/c.jpeg")
             // Given a caller that missed both tiers, and another caller's whole download (start,
@@ -212,7 +212,7 @@ struct TwoTierCacheFlightTests {
 
     @Test func cancelledWaitersLeaveNoRecordBehind() async throws {
         try await withTemporaryDirectory { folder in
-            let origin = try NginxOrigin()
+            let origin = try await NginxOrigin.start()
             try origin.serve(Data(count: 1000), at: "/a.jpeg")
             let url = origin.url("/a.jpeg")
             // A waiter cancelled between its miss and its join: answered CancellationError, no

@@ -10,7 +10,7 @@ import Testing
 @Suite("Chat connection against the local backend")
 struct ChatBackendTests {
     @Test func aMessagePostedDuringAnOutageIsFilledInThroughTheAPIClient() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         defer { backend.stop() }
         let clock = TestClock()
         let api = APIClient(baseURL: backend.baseURL, clock: TestClock())
@@ -52,7 +52,7 @@ struct ChatBackendTests {
     /// listed only after its 101 misses the push, as the demo's once did (it then waited for
     /// ever). The time limit is the bound on that wait.
     @Test(.timeLimit(.minutes(HangGuard.minutes))) func aPostTheMomentTheConnectionOpensIsPushedBack() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         defer { backend.stop() }
         try backend.pauseAfterWebSocketUpgrade(seconds: 2)
         let api = APIClient(baseURL: backend.baseURL)
@@ -91,7 +91,7 @@ struct ChatBackendTests {
     /// Pins: `gapFillFailed` kept only the API error's text, so a caller could not tell a
     /// server code from a dropped connection without parsing a sentence.
     @Test func gapFillFailedKeepsTheAPIErrorItself() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         defer { backend.stop() }
         try backend.respond(status: 200, body: #"{"code": 2001, "message": "no such group"}"#)
         let api = APIClient(baseURL: backend.baseURL, clock: TestClock())

@@ -8,7 +8,7 @@ import Testing
 @Suite("Chat connection logging", .serialized)
 struct ChatConnectionLogTests {
     let server: WebSocketTestServer
-    init() throws { server = try WebSocketTestServer.shared.get() }
+    init() async throws { server = try await WebSocketTestServer.shared.value() }
 
     @Test func aServerCloseAndTheReconnectWithItsBackoffAreLogged() async throws {
         // Given: a server that accepts, then closes every connection with 1011 (retried).

@@ -28,7 +28,7 @@ func isWaiting(_ event: ChatConnection.Event) -> Bool {
 @Suite("Chat connection against python3-websockets", .serialized)
 struct ChatConnectionTests {
     let server: WebSocketTestServer
-    init() throws { server = try WebSocketTestServer.shared.get() }
+    init() async throws { server = try await WebSocketTestServer.shared.value() }
 
     @Test func reconnectsWithBackoffDeduplicatesAndFillsTheGap() async throws {
         // Given: a server that pushes m0…m2 and drops every connection, and a history whose

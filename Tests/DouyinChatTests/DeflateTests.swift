@@ -9,7 +9,7 @@ import Testing
 @Suite("permessage-deflate", .serialized)
 struct DeflateTests {
     let server: WebSocketTestServer
-    init() throws { server = try WebSocketTestServer.shared.get() }
+    init() async throws { server = try await WebSocketTestServer.shared.value() }
 
     @Test func theAnswerDecidesWindowsAndContextTakeover() throws {
         #expect(try DeflateNegotiation.accepted(nil) == nil)

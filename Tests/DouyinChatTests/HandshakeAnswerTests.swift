@@ -13,7 +13,7 @@ struct HandshakeAnswerTests {
     // The raw server never answers a close: drop the connection after 100 ms instead of 2 s.
     let transport = POSIXWebSocketTransport(configuration: .init(connectTimeout: .seconds(30), handshakeTimeout: .seconds(30), closeTimeout: .milliseconds(100)))
 
-    init() throws { server = try WebSocketTestServer.shared.get() }
+    init() async throws { server = try await WebSocketTestServer.shared.value() }
 
     /// Connects to the answer `name` with `headers`; the message the server pushes after it.
     private func connect(_ name: String, headers: [String: String] = [:]) async throws -> WebSocketMessage? {

@@ -9,7 +9,7 @@ import Testing
 /// ssl), shared by the wss:// tests; it exits when the test process ends (its stdin closes).
 final class TLSTestServer: @unchecked Sendable {
     // @unchecked: every stored property is set once in init.
-    static let shared = Result { try TLSTestServer() }
+    static let shared = StartedOnce { try TLSTestServer() }
     static let names = ["good", "wronghost", "expired", "selfsigned", "untrusted"]
 
     let directory: URL
@@ -18,6 +18,7 @@ final class TLSTestServer: @unchecked Sendable {
     private let process: Process
     private let input = Pipe()
 
+    @available(*, noasync, message: "blocks a thread async tasks share while the server starts: use `await TLSTestServer.shared.value()`")
     init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("douyin-tls-\(UUID().uuidString)")
         let scripts = Fixtures.packageRoot.appendingPathComponent("scripts/servers")
@@ -25,7 +26,7 @@ final class TLSTestServer: @unchecked Sendable {
         certs.executableURL = URL(fileURLWithPath: "/bin/sh")
         certs.arguments = [scripts.appendingPathComponent("ws_tls_certs.sh").path, directory.path]
         certs.standardOutput = FileHandle.nullDevice
-        try certs.run()
+        try certs.runWithSignalsUnblocked()
         certs.waitUntilExit()
         guard certs.terminationStatus == 0 else { throw ChatError.unsupported("ws_tls_certs.sh failed (is openssl installed?)") }
         log = directory.appendingPathComponent("requests.log")
@@ -68,7 +69,7 @@ final class TLSTestServer: @unchecked Sendable {
 @Suite("wss:// on the package's own client", .serialized)
 struct SecureWebSocketTests {
     let server: TLSTestServer
-    init() throws { server = try TLSTestServer.shared.get() }
+    init() async throws { server = try await TLSTestServer.shared.value() }
 
     var trusting: POSIXWebSocketTransport {
         get throws { POSIXWebSocketTransport(configuration: .init(trustedCertificates: try server.caPEM)) }

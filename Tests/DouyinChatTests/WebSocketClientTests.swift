@@ -28,7 +28,7 @@ struct WebSocketClientTests {
     // the Python server has taken seconds.
     let transport = POSIXWebSocketTransport(configuration: .init(connectTimeout: .seconds(30), handshakeTimeout: .seconds(30)))
 
-    init() throws { server = try WebSocketTestServer.shared.get() }
+    init() async throws { server = try await WebSocketTestServer.shared.value() }
 
     @Test func echoesTextAndSendsHeaders() async throws {
         let connection = try await transport.connect(to: server.url("/echo"), headers: [:])

@@ -69,7 +69,7 @@ struct CoverPauseTests {
     /// whose task pool stayed busy for over 10 s): A shows its frame while B waits for the slot, so A pauses and B gets the slot; B's fetch is held at the gate
     /// until the test has looked (A is then certainly paused: B could not have started before).
     func run(changeAWhilePaused: Bool) async throws -> (nginx: NginxOrigin, gate: OriginGate, covers: CoverPipeline, images: TwoTierCache, a: URL, b: URL, folder: TemporaryDirectory) {
-        let nginx = try NginxOrigin(extraLocations: "location /slow/ { limit_rate 2k; sendfile_max_chunk 2k; }")
+        let nginx = try await NginxOrigin.start(extraLocations: "location /slow/ { limit_rate 2k; sendfile_max_chunk 2k; }")
         try nginx.serve(try Fixtures.data("webp/bench/cover-lossy-0.webp"), at: "/slow/a.webp")
         try nginx.serve(try Fixtures.data("webp/bench/cover-lossy-1.webp"), at: "/slow/b.webp")
         let a = nginx.url("/slow/a.webp"), b = nginx.url("/slow/b.webp")

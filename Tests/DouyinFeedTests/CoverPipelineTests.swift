@@ -16,7 +16,7 @@ struct CoverPipelineTests {
 
     @Test func firstFrameArrivesWhileTheFileIsStillDownloading() async throws {
         // 16 KB/s: the 80 KB cover takes about 5 s, its first frame a tenth of that.
-        let nginx = try NginxOrigin(extraLocations: "location /slow/ { limit_rate 16k; }")
+        let nginx = try await NginxOrigin.start(extraLocations: "location /slow/ { limit_rate 16k; }")
         let file = try Fixtures.data("webp/bench/cover-lossy-0.webp")
         try nginx.serve(file, at: "/slow/cover.webp")
         try await withTemporaryDirectory { folder in
@@ -36,7 +36,7 @@ struct CoverPipelineTests {
     }
 
     @Test func oneDownloadPerURLHoweverManyCellsAsk() async throws {
-        let nginx = try NginxOrigin(extraLocations: "location /slow/ { limit_rate 64k; }")
+        let nginx = try await NginxOrigin.start(extraLocations: "location /slow/ { limit_rate 64k; }")
         try nginx.serve(try Fixtures.data("webp/bench/cover-lossy-1.webp"), at: "/slow/c.webp")
         try await withTemporaryDirectory { folder in
             let (covers, _) = try Self.pipeline(folder)
@@ -53,7 +53,7 @@ struct CoverPipelineTests {
     }
 
     @Test func cachedCoverIsDecodedWithoutARequest() async throws {
-        let nginx = try NginxOrigin()
+        let nginx = try await NginxOrigin.start()
         let file = try Fixtures.data("webp/covers/cover-2.webp")
         try nginx.serve(file, at: "/c.webp")
         try await withTemporaryDirectory { folder in
@@ -68,7 +68,7 @@ struct CoverPipelineTests {
     }
 
     @Test func cellThatGoesAwayCancelsOnlyItsOwnWait() async throws {
-        let nginx = try NginxOrigin(extraLocations: "location /slow/ { limit_rate 8k; }")
+        let nginx = try await NginxOrigin.start(extraLocations: "location /slow/ { limit_rate 8k; }")
         try nginx.serve(try Fixtures.data("webp/bench/cover-lossy-2.webp"), at: "/slow/c.webp")
         try await withTemporaryDirectory { folder in
             let (covers, _) = try Self.pipeline(folder)
@@ -96,7 +96,7 @@ struct CoverPipelineTests {
     }
 
     @Test func lastCellLeavingStopsTheDownload() async throws {
-        let nginx = try NginxOrigin(extraLocations: "location /slow/ { limit_rate 4k; }")
+        let nginx = try await NginxOrigin.start(extraLocations: "location /slow/ { limit_rate 4k; }")
         try nginx.serve(try Fixtures.data("webp/bench/cover-lossy-3.webp"), at: "/slow/c.webp")
         try await withTemporaryDirectory { folder in
             let (covers, images) = try Self.pipeline(folder)
@@ -112,7 +112,7 @@ struct CoverPipelineTests {
     }
 
     @Test func missingCoverFailsWithTheStatus() async throws {
-        let nginx = try NginxOrigin()
+        let nginx = try await NginxOrigin.start()
         try await withTemporaryDirectory { folder in
             let (covers, _) = try Self.pipeline(folder)
             await #expect(throws: CoverPipeline.CoverError.self) { try await covers.firstFrame(for: nginx.url("/none.webp")) }
@@ -120,7 +120,7 @@ struct CoverPipelineTests {
     }
 
     @Test func hostileBytesFailAsUndecodable() async throws {
-        let nginx = try NginxOrigin()
+        let nginx = try await NginxOrigin.start()
         var random = SeededRandom(seed: 404)
         try nginx.serve(Data(random.bytes(50_000)), at: "/junk.webp")
         try await withTemporaryDirectory { folder in

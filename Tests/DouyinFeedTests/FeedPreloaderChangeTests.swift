@@ -9,7 +9,7 @@ import Testing
 @Suite("FeedPreloader listens to the video cache", .timeLimit(.minutes(HangGuard.minutes)))
 struct FeedPreloaderChangeTests {
     @Test func theGateOpensOnAStoreWithNoTimer() async throws {
-        let origin = try FeedOrigin(count: 3)
+        let origin = try await FeedOrigin(count: 3)
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let videos = try VideoCache(directory: folder.url, sizeLimit: 1 << 30)

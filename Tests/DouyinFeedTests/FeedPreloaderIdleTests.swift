@@ -11,7 +11,7 @@ import Testing
 struct FeedPreloaderIdleTests {
     @Test func aCancelledIdleReturnsWhileJobsStillRun() async throws {
         // Given preloads of 819,200 bytes each from an origin sending 1 KB/s (13 minutes a job)
-        let nginx = try NginxOrigin(extraLocations: "location /stall/ { limit_rate 1k; }")
+        let nginx = try await NginxOrigin.start(extraLocations: "location /stall/ { limit_rate 1k; }")
         var random = SeededRandom(seed: 26)
         for index in 0..<3 {
             try nginx.serve(Data(random.bytes(900_000)), at: "/stall/v\(index).mp4")

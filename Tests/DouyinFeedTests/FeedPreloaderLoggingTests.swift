@@ -9,7 +9,7 @@ import Testing
 @Suite("FeedPreloader logging", .timeLimit(.minutes(HangGuard.minutes)))
 struct FeedPreloaderLoggingTests {
     @Test func eachPreloadFromNginxIsLoggedWithItsBytes() async throws {
-        let origin = try FeedOrigin(count: 3)
+        let origin = try await FeedOrigin(count: 3)
         let recorder = LogRecorder()
         try await withTemporaryDirectory { folder in
             let videos = try VideoCache(directory: folder.url, sizeLimit: 1 << 30)

@@ -22,7 +22,7 @@ struct MeterOriginTests {
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         var random = SeededRandom(seed: 24)
         try Data(random.bytes(1 << 20)).write(to: root.appendingPathComponent("blob.mp4"))
-        let origin = try ShapedOrigin(root: root, rate: rate)
+        let origin = try await ShapedOrigin.start(root: root, rate: rate)
         defer { origin.stop() }
         let meter = BandwidthMeter()
         let cache = try VideoCache(directory: folder.appending("video"), sizeLimit: 1 << 30,

@@ -33,7 +33,7 @@ struct PreloaderHonestyTests {
     }
 
     @Test func aFullDiskIsAFailureNamingENOSPCNeverHeldBytes() async throws {
-        let origin = try FeedOrigin(count: 3, videoSize: 500_000)
+        let origin = try await FeedOrigin(count: 3, videoSize: 500_000)
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let faults = FaultInjector()
@@ -48,7 +48,7 @@ struct PreloaderHonestyTests {
     }
 
     @Test func anIndexThatCannotBeWrittenIsAFailure() async throws {
-        let origin = try FeedOrigin(count: 2, videoSize: 500_000)
+        let origin = try await FeedOrigin(count: 2, videoSize: 500_000)
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let faults = FaultInjector()
@@ -63,7 +63,7 @@ struct PreloaderHonestyTests {
     }
 
     @Test func aHealthyDiskHoldsAndIndexesEveryByte() async throws {
-        let origin = try FeedOrigin(count: 2, videoSize: 500_000)
+        let origin = try await FeedOrigin(count: 2, videoSize: 500_000)
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let (events, statistics) = try await preload(origin, faults: FaultInjector(), in: folder)

@@ -25,8 +25,8 @@ final class FeedOrigin: Sendable {
     let videos: [Data]
     let count: Int
 
-    init(count: Int = 8, videoSize: Int = 3_000_000, nonFaststart: Set<Int> = [], seed: UInt64 = 15) throws {
-        nginx = try NginxOrigin(extraLocations: "location /slow/ { limit_rate 256k; }")
+    init(count: Int = 8, videoSize: Int = 3_000_000, nonFaststart: Set<Int> = [], seed: UInt64 = 15) async throws {
+        nginx = try await NginxOrigin.start(extraLocations: "location /slow/ { limit_rate 256k; }")
         var random = SeededRandom(seed: seed)
         var videos: [Data] = []
         for index in 0..<count {
@@ -62,7 +62,7 @@ final class FeedOrigin: Sendable {
 @Suite("Preloader against nginx", .serialized)
 struct PreloaderOriginTests {
     @Test func windowRequestsExactlyTheFirstBytesOfEachVideoAndTheImages() async throws {
-        let origin = try FeedOrigin()
+        let origin = try await FeedOrigin()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let directory = folder.url
@@ -105,7 +105,7 @@ struct PreloaderOriginTests {
     }
 
     @Test func gateHoldsPreloadsBackUntilThePlayingVideoHoldsItsWatermark() async throws {
-        let origin = try FeedOrigin()
+        let origin = try await FeedOrigin()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let directory = folder.url
@@ -142,7 +142,7 @@ struct PreloaderOriginTests {
     }
 
     @Test func completePlayingVideoAllowsTwoPreloadsAtOnce() async throws {
-        let origin = try FeedOrigin(count: 6, videoSize: 1_000_000)
+        let origin = try await FeedOrigin(count: 6, videoSize: 1_000_000)
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let directory = folder.url
@@ -161,7 +161,7 @@ struct PreloaderOriginTests {
     }
 
     @Test func swipeCancelsWorkOutsideTheWindowAndKeepsItsBytes() async throws {
-        let origin = try FeedOrigin(count: 20)
+        let origin = try await FeedOrigin(count: 20)
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let directory = folder.url
@@ -209,7 +209,7 @@ struct PreloaderOriginTests {
     }
 
     @Test func nonFaststartVideoGetsItsMoovTail() async throws {
-        let origin = try FeedOrigin(count: 3, videoSize: 2_000_000, nonFaststart: [1])
+        let origin = try await FeedOrigin(count: 3, videoSize: 2_000_000, nonFaststart: [1])
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let directory = folder.url
@@ -226,7 +226,7 @@ struct PreloaderOriginTests {
     }
 
     @Test func realNonFaststartFixtureGetsItsMoovTail() async throws {
-        let nginx = try NginxOrigin()
+        let nginx = try await NginxOrigin.start()
         try nginx.serve(Fixtures.data("feed/moov-at-end.mp4"), at: "/m.mp4")
         try nginx.serve(Fixtures.data("video/clip.mp4"), at: "/f.mp4")
         let folder = try TemporaryDirectory()
@@ -246,7 +246,7 @@ struct PreloaderOriginTests {
     }
 
     @Test func concurrentSwipesLeaveNothingRunning() async throws {
-        let origin = try FeedOrigin(count: 30, videoSize: 1_000_000)
+        let origin = try await FeedOrigin(count: 30, videoSize: 1_000_000)
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let directory = folder.url

@@ -12,7 +12,7 @@ struct SessionLoggingTests {
     @Test func showsFetchesAndAFailedFetchReachTheSessionsHookWithTheCachesDownloads() async throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
-        let nginx = try NginxOrigin()
+        let nginx = try await NginxOrigin.start()
         try nginx.serve(Data(repeating: 1, count: 300_000), at: "/v/0.mp4")
         // Item 0 is served; items 1 and 2 are not (nginx answers 404).
         let urls = [nginx.url("/v/0.mp4"), nginx.url("/missing/1.mp4"), nginx.url("/missing/2.mp4")]

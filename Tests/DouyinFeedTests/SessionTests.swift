@@ -19,7 +19,7 @@ import Testing
     static func bed() async throws -> Bed {
         let folder = try TemporaryDirectory()
         let media = try await SessionMedia.generate(in: folder.appending("media"), count: 4, seconds: 3)
-        let origin = try ShapedOrigin(root: media.directory, rate: 16_000_000)
+        let origin = try await ShapedOrigin.start(root: media.directory, rate: 16_000_000)
         let feed = try media.feedJSON(base: origin.base, items: 8)
         return Bed(folder: folder, media: media, origin: origin, feed: feed, items: try SessionItem.items(fromFeedJSON: feed))
     }
@@ -131,7 +131,7 @@ import Testing
     @Test func aFailingOriginIsAskedOncePerItemAndSwipe() async throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
-        let nginx = try NginxOrigin()
+        let nginx = try await NginxOrigin.start()
         let urls = (0..<4).map { nginx.url("/missing/\($0).mp4") }
         let items = urls.map { SessionItem(playURL: nil, gears: [Gear(url: $0, bitRate: 1_000_000)], duration: .seconds(3)) }
         let session = try FeedSession(items: items, directory: folder.appending("cache"))

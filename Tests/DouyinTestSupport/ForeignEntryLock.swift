@@ -33,7 +33,8 @@ public final class ForeignEntryLock: @unchecked Sendable {
     private var released = false
 
     /// Takes the lock of `url`'s entry in the cache `directory` (created if needed); returns
-    /// once it is held.
+    /// once it is held; async code calls ``take(directory:url:)``.
+    @available(*, noasync, message: "blocks a thread async tasks share until the child holds the lock: use `await ForeignEntryLock.take(directory:url:)`")
     public init(directory: URL, url: URL) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let script = """
@@ -56,6 +57,11 @@ public final class ForeignEntryLock: @unchecked Sendable {
             process.terminate()
             throw CocoaError(.fileLocking)
         }
+    }
+
+    /// ``init(directory:url:)`` on a thread of its own (``onOwnThread(_:)``).
+    public static func take(directory: URL, url: URL) async throws -> ForeignEntryLock {
+        try await onOwnThread { try ForeignEntryLock(directory: directory, url: url) }
     }
 
     deinit { release() }

@@ -21,7 +21,8 @@ public final class HostileOrigin: Sendable {
     /// The script in the source tree.
     public static let script = Fixtures.packageRoot.appendingPathComponent("scripts/servers/hostile_api.py")
 
-    /// Starts the origin and returns once it accepts connections.
+    /// Starts the origin and returns once it accepts connections; async code calls ``start()``.
+    @available(*, noasync, message: "blocks a thread async tasks share while the server starts: use `await HostileOrigin.start()`")
     public init() throws {
         let candidates = ["/usr/bin/python3", "/usr/local/bin/python3", "/opt/homebrew/bin/python3"]
             + (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/python3" }
@@ -31,6 +32,11 @@ public final class HostileOrigin: Sendable {
         let (process, port) = try startServer("the hostile origin", python: python, script: Self.script)
         self.port = port
         self.process = LockedBox(process)
+    }
+
+    /// ``init()`` on a thread of its own (``onOwnThread(_:)``), not on the task pool.
+    public static func start() async throws -> HostileOrigin {
+        try await onOwnThread { try HostileOrigin() }
     }
 
     deinit { stop() }

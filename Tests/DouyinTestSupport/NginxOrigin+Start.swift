@@ -25,6 +25,12 @@ extension NginxOrigin {
         try await onOwnThread { try NginxOrigin(extraLocations: extraLocations) }
     }
 
+    /// ``start(extraLocations:)`` on the port `ports` gives for each attempt, as for
+    /// ``init(extraLocations:ports:)``.
+    package static func start(extraLocations: String, ports: @escaping @Sendable () throws -> Int) async throws -> NginxOrigin {
+        try await onOwnThread { try NginxOrigin(extraLocations: extraLocations, ports: ports) }
+    }
+
     /// The path answered with the start's token (kept out of ``requests()``).
     static let probePath = "/__douyinkit-start-probe"
 

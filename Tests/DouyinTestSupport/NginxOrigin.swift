@@ -37,13 +37,16 @@ public final class NginxOrigin: @unchecked Sendable {
     }
 
     /// Starts nginx; `extraLocations` is nginx config added inside the server block
-    /// (e.g. a `location /slow/ { limit_rate 64k; }`).
+    /// (e.g. a `location /slow/ { limit_rate 64k; }`). Blocks while nginx starts: async code
+    /// calls ``start(extraLocations:)``.
+    @available(*, noasync, message: "blocks a thread async tasks share while nginx starts: use `await NginxOrigin.start(extraLocations:)`")
     public convenience init(extraLocations: String = "") throws {
         try self.init(extraLocations: extraLocations, ports: { try NginxOrigin.freePort() })
     }
 
     /// Starts nginx on the port `ports` gives for each attempt (five at most): tests hand it a
     /// port another server holds, to check that server is not taken for nginx.
+    @available(*, noasync, message: "blocks a thread async tasks share while nginx starts: use `await NginxOrigin.start(extraLocations:ports:)`")
     package init(extraLocations: String, ports: () throws -> Int) throws {
         guard let binary = Self.binary else { throw StartError(description: "nginx is not installed (make test installs it)") }
         prefix = FileManager.default.temporaryDirectory.appendingPathComponent("nginx-\(UUID().uuidString)")
@@ -63,7 +66,7 @@ public final class NginxOrigin: @unchecked Sendable {
             let output = Pipe()
             process.standardOutput = FileHandle.nullDevice
             process.standardError = output
-            try process.run()
+            try process.runWithSignalsUnblocked()
             let failure = Self.waitForStart(of: process, port: port, token: token, output: output.fileHandleForReading,
                                             log: prefix.appendingPathComponent("logs/stderr.log"))
             guard let failure else {

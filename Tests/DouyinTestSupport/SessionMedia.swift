@@ -150,7 +150,9 @@ public final class ShapedOrigin: Sendable {
     /// The script in the source tree.
     public static let script = Fixtures.packageRoot.appendingPathComponent("scripts/servers/shaped_origin.py")
 
-    /// Starts the origin serving `root` over a link of `rate` bits per second.
+    /// Starts the origin serving `root` over a link of `rate` bits per second; async code calls
+    /// ``start(root:rate:latencyMilliseconds:)``.
+    @available(*, noasync, message: "blocks a thread async tasks share while the server starts: use `await ShapedOrigin.start(root:rate:)`")
     public init(root: URL, rate: Int, latencyMilliseconds: Int = 40) throws {
         let candidates = ["/usr/bin/python3", "/usr/local/bin/python3", "/opt/homebrew/bin/python3"]
         guard let python = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
@@ -160,6 +162,11 @@ public final class ShapedOrigin: Sendable {
                                               arguments: ["--root", root.path, "--rate", "\(rate)", "--latency-ms", "\(latencyMilliseconds)"])
         self.port = port
         self.process = LockedBox(process)
+    }
+
+    /// ``init(root:rate:latencyMilliseconds:)`` on a thread of its own (``onOwnThread(_:)``).
+    public static func start(root: URL, rate: Int, latencyMilliseconds: Int = 40) async throws -> ShapedOrigin {
+        try await onOwnThread { try ShapedOrigin(root: root, rate: rate, latencyMilliseconds: latencyMilliseconds) }
     }
 
     deinit { stop() }

@@ -10,7 +10,7 @@ import FoundationNetworking
 public final class WebSocketTestServer: @unchecked Sendable {
     // @unchecked: every stored property is set once in init; Process and Pipe are only read after.
     /// One server for the whole test run; it exits when the test process ends (its stdin closes).
-    public static let shared = Result { try WebSocketTestServer() }
+    public static let shared = StartedOnce { try WebSocketTestServer() }
 
     /// The port of the websockets-library server (echo, push, close codes).
     public let wsPort: Int
@@ -19,7 +19,8 @@ public final class WebSocketTestServer: @unchecked Sendable {
     private let process: Process
     private let input: Pipe
 
-    /// Starts the server and returns once it printed its ports.
+    /// Starts the server and returns once it printed its ports; async code uses ``shared``.
+    @available(*, noasync, message: "blocks a thread async tasks share while the server starts: use `await WebSocketTestServer.shared.value()`")
     public init() throws {
         let script = Fixtures.packageRoot.appendingPathComponent("scripts/servers/ws_test_server.py")
         process = Process()

@@ -32,7 +32,7 @@ struct BoundedBufferTests {
     }
 
     @Test func aReadThroughATinyBufferStillGetsEveryByteInOrder() async throws {
-        let nginx = try NginxOrigin()
+        let nginx = try await NginxOrigin.start()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let file = videoBytes(3_000_000)
@@ -53,7 +53,7 @@ struct BoundedBufferTests {
     }
 
     @Test func anUncachedReadThroughATinyBufferStillGetsEveryByte() async throws {
-        let nginx = try NginxOrigin()
+        let nginx = try await NginxOrigin.start()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let file = videoBytes(3_000_000)

@@ -8,7 +8,7 @@ import Testing
 @Suite("Proxy server logging", .serialized)
 struct ProxyLoggingTests {
     @Test func startRefusalsOriginFailuresAndStopAreLoggedWithoutTheToken() async throws {
-        let nginx = try NginxOrigin()
+        let nginx = try await NginxOrigin.start()
         try nginx.serve(videoBytes(20_000, seed: 3), at: "/v/a.mp4")
         let closed = try ClosedPort()
         let recorder = LogRecorder()
@@ -59,7 +59,7 @@ struct ProxyLoggingTests {
     }
 
     @Test func noHookNoLinesAndTheEventStreamIsUnchanged() async throws {
-        let nginx = try NginxOrigin()
+        let nginx = try await NginxOrigin.start()
         try nginx.serve(videoBytes(5_000), at: "/v/a.mp4")
         try await withTemporaryDirectory { folder in
             let server = VideoProxyServer(cache: try VideoCache(directory: folder.url, sizeLimit: 1 << 30))

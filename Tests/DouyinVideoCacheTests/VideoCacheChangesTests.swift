@@ -9,7 +9,7 @@ import Testing
 @Suite("VideoCache content info and change stream", .timeLimit(.minutes(HangGuard.minutes)))
 struct VideoCacheChangesTests {
     @Test func contentInfoComesFromTheIndexWithoutARequest() async throws {
-        let nginx = try NginxOrigin()
+        let nginx = try await NginxOrigin.start()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         try nginx.serve(videoBytes(400_000, seed: 223), at: "/v/info.mp4")

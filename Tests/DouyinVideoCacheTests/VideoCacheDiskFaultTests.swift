@@ -20,9 +20,9 @@ struct VideoCacheDiskFaultTests {
     let nginx: NginxOrigin
     let file = videoBytes(1_000_000, seed: 91)
 
-    init() throws {
+    init() async throws {
         folder = try TemporaryDirectory()
-        nginx = try NginxOrigin()
+        nginx = try await NginxOrigin.start()
         try nginx.serve(file, at: "/v/disk.mp4")
     }
 

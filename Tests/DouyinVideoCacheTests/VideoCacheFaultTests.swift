@@ -25,7 +25,7 @@ struct VideoCacheFaultTests {
         // 100 kB/s in 16 KB sends: the 1.7 MB after the stop point take 17 s, so even a reader the
         // loaded task pool delays by seconds sees the stop before the transfer could finish
         // (at 400 kB/s a full make test once let all 2 MB arrive before the reader reached 300 kB).
-        let first = try NginxOrigin(extraLocations: "location /slow/ { limit_rate 100k; sendfile_max_chunk 16k; }")
+        let first = try await NginxOrigin.start(extraLocations: "location /slow/ { limit_rate 100k; sendfile_max_chunk 16k; }")
         try first.serve(file, at: "/slow/a.mp4")
         // One version on both servers: nginx's validators come from the mtime, so the second
         // copy gets the first one's (written a second later, it would be a new version).
@@ -54,7 +54,7 @@ struct VideoCacheFaultTests {
         let kept = held.ranges[0].upperBound
         #expect(kept >= 300_000 && kept < 2_000_000)
 
-        let second = try NginxOrigin()
+        let second = try await NginxOrigin.start()
         try second.serve(file, at: "/slow/a.mp4")
         try FileManager.default.setAttributes([.modificationDate: modified], ofItemAtPath: second.root.appendingPathComponent("slow/a.mp4").path)
         let again = cache.reader(for: second.url("/slow/a.mp4"))
@@ -69,7 +69,7 @@ struct VideoCacheFaultTests {
         // longer than a cancellation needs to reach the transfer even on a loaded machine (with
         // 1 MB the whole file sometimes arrived before the cancel did, 2 failures in full runs).
         let file = videoBytes(3_000_000)
-        let nginx = try NginxOrigin(extraLocations: "location /slow/ { limit_rate 400k; sendfile_max_chunk 16k; }")
+        let nginx = try await NginxOrigin.start(extraLocations: "location /slow/ { limit_rate 400k; sendfile_max_chunk 16k; }")
         try nginx.serve(file, at: "/slow/b.mp4")
         let cache = try pathKeyedCache()
         let url = nginx.url("/slow/b.mp4")
@@ -91,7 +91,7 @@ struct VideoCacheFaultTests {
     @Test func aFetchAnotherReaderNeedsSurvivesOneReadersCancellation() async throws {
         defer { folder.remove() }
         let file = videoBytes(600_000)
-        let nginx = try NginxOrigin(extraLocations: "location /slow/ { limit_rate 400k; }")
+        let nginx = try await NginxOrigin.start(extraLocations: "location /slow/ { limit_rate 400k; }")
         try nginx.serve(file, at: "/slow/c.mp4")
         let cache = try pathKeyedCache()
         let url = nginx.url("/slow/c.mp4")
@@ -110,7 +110,7 @@ struct VideoCacheFaultTests {
     @Test func anUnwritableDataFileStillServesFromTheOrigin() async throws {
         defer { folder.remove() }
         let file = videoBytes(100_000)
-        let nginx = try NginxOrigin()
+        let nginx = try await NginxOrigin.start()
         try nginx.serve(file, at: "/v/d.mp4")
         let url = nginx.url("/v/d.mp4")
         let cache = try VideoCache(directory: folder.url, sizeLimit: 1 << 30)
@@ -136,7 +136,7 @@ struct VideoCacheFaultTests {
     @Test func aCorruptIndexIsDroppedAtStartUp() async throws {
         defer { folder.remove() }
         let file = videoBytes(50_000)
-        let nginx = try NginxOrigin()
+        let nginx = try await NginxOrigin.start()
         try nginx.serve(file, at: "/v/e.mp4")
         let url = nginx.url("/v/e.mp4")
         do {
@@ -157,7 +157,7 @@ struct VideoCacheFaultTests {
     @Test func aDataFileShorterThanItsIndexIsTrusted() async throws {
         defer { folder.remove() }
         let file = videoBytes(80_000)
-        let nginx = try NginxOrigin()
+        let nginx = try await NginxOrigin.start()
         try nginx.serve(file, at: "/v/f.mp4")
         let url = nginx.url("/v/f.mp4")
         do {

@@ -23,8 +23,8 @@ struct VideoCacheIntegrityTests {
     let nginx: NginxOrigin
     let folder: TemporaryDirectory
 
-    init() throws {
-        nginx = try NginxOrigin()
+    init() async throws {
+        nginx = try await NginxOrigin.start()
         folder = try TemporaryDirectory()
     }
 

@@ -9,7 +9,7 @@ import Testing
 @Suite("VideoCache logging")
 struct VideoCacheLoggingTests {
     @Test func aRangeFromNginxIsLoggedWithItsBytesAndAnEvictionIsLogged() async throws {
-        let origin = try NginxOrigin()
+        let origin = try await NginxOrigin.start()
         try origin.serve(Data(repeating: 1, count: 300_000), at: "/a.mp4")
         try origin.serve(Data(repeating: 2, count: 300_000), at: "/b.mp4")
         let recorder = LogRecorder()
@@ -39,7 +39,7 @@ struct VideoCacheLoggingTests {
     }
 
     @Test func anIndexThatContradictsItselfIsLoggedAsDiscarded() async throws {
-        let origin = try NginxOrigin()
+        let origin = try await NginxOrigin.start()
         try origin.serve(Data(repeating: 3, count: 50_000), at: "/c.mp4")
         try await withTemporaryDirectory { folder in
             do {

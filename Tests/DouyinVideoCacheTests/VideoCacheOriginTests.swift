@@ -21,8 +21,8 @@ struct VideoCacheOriginTests {
     let nginx: NginxOrigin
     let folder: TemporaryDirectory
 
-    init() throws {
-        nginx = try NginxOrigin(extraLocations: """
+    init() async throws {
+        nginx = try await NginxOrigin.start(extraLocations: """
             location /slow/ { limit_rate 400k; }
             location /norange/ { max_ranges 0; }
             location /gzip/ { gzip on; gzip_min_length 1; gzip_types *; }

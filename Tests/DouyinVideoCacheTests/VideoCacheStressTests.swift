@@ -8,7 +8,7 @@ struct VideoCacheStressTests {
     @Test func concurrentRandomReadsWithEvictionStayCorrect() async throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
-        let nginx = try NginxOrigin()
+        let nginx = try await NginxOrigin.start()
         let files = (0..<6).map { videoBytes(400_000, seed: UInt64(100 + $0)) }
         for (index, file) in files.enumerated() { try nginx.serve(file, at: "/s/\(index).mp4") }
         // Room for about three of the six: readers keep evicting each other's closed resources.
@@ -50,7 +50,7 @@ struct AbandonedStreamTests {
     func streamsDroppedMidDownloadNeverDeadlock() async throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
-        let nginx = try NginxOrigin()
+        let nginx = try await NginxOrigin.start()
         let file = videoBytes(4_000_000)
         try nginx.serve(file, at: "/d/a.mp4")
         for round in 0..<60 {
@@ -82,7 +82,7 @@ struct ReadRacingRemoveTests {
     @Test func readsRacingRemoveReturnOnlyTheFilesBytes() async throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
-        let nginx = try NginxOrigin()
+        let nginx = try await NginxOrigin.start()
         let file = videoBytes(2_000_000, seed: 7)
         try nginx.serve(file, at: "/r/a.mp4")
         let url = nginx.url("/r/a.mp4")

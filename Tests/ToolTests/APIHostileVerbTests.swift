@@ -9,7 +9,7 @@ struct APIHostileVerbTests {
     // Item 19. Before: the CR/LF split the message into a forged `source=fallback` line and
     // ESC reached the terminal.
     @Test func aServerMessageIsPrintedOnOneEscapedLine() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         try backend.respond(status: 200, body: #"{"code":7,"message":"no\r\nsource=fallback\u001b[31m\u0007"}"#)
         let result = try await Tool.run(["api", "user", "uid=1", "--base", backend.baseURL.absoluteString])
         #expect(result.status == 2)
@@ -20,7 +20,7 @@ struct APIHostileVerbTests {
 
     // Item 19. Before: the body excerpt of an HTTP error carried ESC and BEL raw.
     @Test func anErrorReasonWithServerTextIsEscaped() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         try backend.respond(status: 404, body: "gone\u{1B}]0;owned\u{07} \u{9B}2J", contentType: "text/plain")
         let result = try await Tool.run(["api", "user", "uid=1", "--base", backend.baseURL.absoluteString])
         #expect(result.status == 1)
@@ -30,7 +30,7 @@ struct APIHostileVerbTests {
 
     // Item 19. Before: JSONEncoder wrote the C1 control U+009B (CSI) and U+2028 as they were.
     @Test func stdoutJSONEscapesC1ControlsAndLineSeparators() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         try backend.respond(status: 200, body: #"{"code":0,"data":{"uid":"1","nickname":"a\u009b2Jb\u2028c\u001bd"}}"#)
         let result = try await Tool.run(["api", "user", "uid=1", "--base", backend.baseURL.absoluteString])
         #expect(result.status == 0, "\(result.stderr)")
@@ -42,7 +42,7 @@ struct APIHostileVerbTests {
     // Item 18. Before: exit 1 with an HTTP 404 from the folder (the path went into the query),
     // or exit 0 when the server answered the folder.
     @Test func aBaseWithAQueryIsRefusedBeforeAnyRequest() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         let result = try await Tool.run(["api", "user", "uid=97795069001", "--base", backend.baseURL.absoluteString + "?x=1"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("has a query or a fragment"), "\(result.stderr)")
@@ -51,7 +51,7 @@ struct APIHostileVerbTests {
 
     // Item 13. Before: the file was read whole and sent (here 21 MiB; in the field 2 GiB).
     @Test func anUploadOverTheMaximumIsRefusedWithoutSending() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let path = folder.appending("huge.png").path
@@ -67,7 +67,7 @@ struct APIHostileVerbTests {
 
     // Item 15. Before: 100,000 requests (the tool's memory grew with every repeated page).
     @Test func pagesAgainstARepeatingOriginStopAtTheRepeat() async throws {
-        let origin = try HostileOrigin()
+        let origin = try await HostileOrigin.start()
         let result = try await Tool.run(["api", "aweme/post", "uid=1", "--pages", "100000", "--base", origin.base("repeat").absoluteString])
         #expect(result.status == 1)
         #expect(result.stderr.contains("page 1 repeats page 0"), "\(result.stderr)")

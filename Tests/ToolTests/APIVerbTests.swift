@@ -9,7 +9,7 @@ struct APIVerbTests {
     }
 
     @Test func userPrintsTheDecodedDataWithSourceNetwork() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         let result = try await Tool.run(["api", "user", "uid=97795069001", "--base", backend.baseURL.absoluteString])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("source=network"))
@@ -19,7 +19,7 @@ struct APIVerbTests {
     }
 
     @Test func pagesFollowHasMoreAndPrintOneArray() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         let result = try await Tool.run(["api", "aweme/post", "uid=97795069001", "page=5", "--pages", "5", "--base", backend.baseURL.absoluteString])
         #expect(result.status == 0, "\(result.stderr)")
         // From page 5: pages 5 and 6 are full, 7 holds the last 3 and has_more 0.
@@ -31,7 +31,7 @@ struct APIVerbTests {
     }
 
     @Test func serverCodeExitsTwoWithCodeAndMessage() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         let result = try await Tool.run(["api", "user", "uid=1", "--base", backend.baseURL.absoluteString])
         #expect(result.status == 2)
         #expect(result.stderr.contains("code=2001 message=user 1 not found"))
@@ -39,7 +39,7 @@ struct APIVerbTests {
     }
 
     @Test func httpAndTransportErrorsExitOne() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         try backend.fail(next: 3, status: 404)
         let notFound = try await Tool.run(["api", "user", "uid=97795069001", "--base", backend.baseURL.absoluteString])
         #expect(notFound.status == 1)
@@ -72,7 +72,7 @@ struct APIVerbTests {
     }
 
     @Test func postDeleteAndImageUpload() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         let base = backend.baseURL.absoluteString
         let posted = try await Tool.run(["api", "comment/post", "aweme_id=6600000000000000001", "udid=abc", "text=a&b=c+d", "--base", base])
         #expect(posted.status == 0, "\(posted.stderr)")

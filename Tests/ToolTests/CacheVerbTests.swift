@@ -5,7 +5,7 @@ import Testing
 @Suite("douyinkit cache get")
 struct CacheVerbTests {
     @Test func networkThenDiskWithTheSameBytes() async throws {
-        let origin = try NginxOrigin()
+        let origin = try await NginxOrigin.start()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let body = Data((0..<10_000).map { UInt8(truncatingIfNeeded: $0) })
@@ -23,7 +23,7 @@ struct CacheVerbTests {
     }
 
     @Test func errorsExitOne() async throws {
-        let origin = try NginxOrigin()
+        let origin = try await NginxOrigin.start()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let missing = try await Tool.run(["cache", "get", origin.url("/missing").absoluteString, "--dir", folder.url.path])
@@ -42,7 +42,7 @@ struct CacheVerbTests {
     }
 
     @Test func outWritesThroughSymlinksRegression() async throws {
-        let origin = try NginxOrigin()
+        let origin = try await NginxOrigin.start()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let victim = folder.appending("victim"), link = folder.appending("link")
@@ -60,7 +60,7 @@ struct CacheVerbTests {
     }
 
     @Test func outNeverCreatesADanglingSymlinksTarget() async throws {
-        let origin = try NginxOrigin()
+        let origin = try await NginxOrigin.start()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let target = folder.appending("not-yet"), link = folder.appending("dangling")
@@ -72,7 +72,7 @@ struct CacheVerbTests {
     }
 
     @Test func outReplacesDevicesRegression() async throws {
-        let origin = try NginxOrigin()
+        let origin = try await NginxOrigin.start()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         // /dev/null itself, read-only: as root the old code turned it into a regular file.
@@ -91,7 +91,7 @@ struct CacheVerbTests {
     }
 
     @Test func outRefusesADirectory() async throws {
-        let origin = try NginxOrigin()
+        let origin = try await NginxOrigin.start()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let directory = folder.appending("a-directory")
@@ -103,7 +103,7 @@ struct CacheVerbTests {
     }
 
     @Test func outReplacesARegularFileAndLeavesNoTemporaryFile() async throws {
-        let origin = try NginxOrigin()
+        let origin = try await NginxOrigin.start()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let out = folder.appending("out.bin"), twin = folder.appending("twin")
@@ -124,28 +124,27 @@ struct CacheVerbTests {
     // MARK: - Case 8: an origin with gzip_static
 
     /// Serves `body` and its gzip beside it (made by the real gzip) under `prefix`.
-    private func serveWithGzipBeside(_ body: Data, at path: String, origin: NginxOrigin) throws {
+    private func serveWithGzipBeside(_ body: Data, at path: String, origin: NginxOrigin) async throws {
         try origin.serve(body, at: path)
         let gzip = Process()
         gzip.executableURL = URL(fileURLWithPath: "/bin/gzip")
         gzip.arguments = ["-k", "-9", origin.root.appendingPathComponent(String(path.dropFirst())).path]
-        try gzip.run()
-        gzip.waitUntilExit()
+        try await gzip.runToExit()
         #expect(gzip.terminationStatus == 0)
     }
 
     @Test func gzipStaticOriginFailedComparingUnpackedBytesWithPackedLengthRegression() async throws {
         // Given an nginx that serves a packed copy to clients that accept gzip, and one that
         // serves it to every client (`always`), each with a compressible 2,000,001-byte file
-        let origin = try NginxOrigin(extraLocations: """
+        let origin = try await NginxOrigin.start(extraLocations: """
             location /static/ { gzip_static on; }
             location /always/ { gzip_static always; }
             """)
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let body = Data(repeating: UInt8(ascii: "a"), count: 2_000_001)
-        try serveWithGzipBeside(body, at: "/static/big.txt", origin: origin)
-        try serveWithGzipBeside(body, at: "/always/big.txt", origin: origin)
+        try await serveWithGzipBeside(body, at: "/static/big.txt", origin: origin)
+        try await serveWithGzipBeside(body, at: "/always/big.txt", origin: origin)
         for path in ["/static/big.txt", "/always/big.txt"] {
             // When the cache fetches it, then reads it again from disk
             let out = folder.appending("out").path
@@ -167,7 +166,7 @@ struct CacheVerbTests {
     // MARK: - Case 3: the disk tier checks length and checksum on every read
 
     @Test func twoTierCacheServesATruncatedFileRegression() async throws {
-        let origin = try NginxOrigin()
+        let origin = try await NginxOrigin.start()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         var random = SeededRandom(seed: 3)

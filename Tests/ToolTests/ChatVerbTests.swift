@@ -3,12 +3,12 @@ import Foundation
 import Testing
 
 /// The WebSocket port of the shared test server (scripts/servers/ws_test_server.py).
-private var pushServerPort: Result<Int, any Error> { WebSocketTestServer.shared.map(\.wsPort) }
+private func pushServerPort() async throws -> Int { try await WebSocketTestServer.shared.value().wsPort }
 
 @Suite("douyinkit chat listen")
 struct ChatVerbTests {
     @Test func printsEachPushedMessageOnceAndExitsAfterN() async throws {
-        let port = try pushServerPort.get()
+        let port = try await pushServerPort()
         let result = try await Tool.run(["chat", "listen", "ws://127.0.0.1:\(port)/push?count=3&name=verb&prefix=v", "--udid", "u1", "--count", "3", "--timeout", "20"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == "v0 text message 0 [微笑]\nv1 text message 1 [微笑]\nv2 text message 2 [微笑]\n")
@@ -17,7 +17,7 @@ struct ChatVerbTests {
     }
 
     @Test func reconnectsAfterADropAndStillPrintsEachIdOnce() async throws {
-        let port = try pushServerPort.get()
+        let port = try await pushServerPort()
         // Each connection pushes r0, r1 and drops; r2 never comes, so the timeout ends it.
         let result = try await Tool.run(["chat", "listen", "ws://127.0.0.1:\(port)/push?count=2&then=drop&name=verb-drop&prefix=r", "--count", "3", "--timeout", "3"])
         #expect(result.status == 1)
@@ -27,7 +27,7 @@ struct ChatVerbTests {
     }
 
     @Test func exitsOneWhenTheTimeoutPassesFirst() async throws {
-        let port = try pushServerPort.get()
+        let port = try await pushServerPort()
         let result = try await Tool.run(["chat", "listen", "ws://127.0.0.1:\(port)/echo", "--count", "1", "--timeout", "0.5"])
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)
@@ -35,7 +35,7 @@ struct ChatVerbTests {
     }
 
     @Test func aRefusedHandshakeEndsWithTheReason() async throws {
-        let port = try pushServerPort.get()
+        let port = try await pushServerPort()
         let result = try await Tool.run(["chat", "listen", "ws://127.0.0.1:\(port)/reject?status=403", "--count", "1", "--timeout", "20"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("403"))

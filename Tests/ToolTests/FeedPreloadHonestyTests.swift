@@ -15,8 +15,8 @@ struct FeedPreloadHonestyTests {
         let feed: String
         var base: String { "http://127.0.0.1:\(nginx.port)" }
 
-        init(in folder: TemporaryDirectory, replace: [String: String] = [:]) throws {
-            nginx = try NginxOrigin()
+        init(in folder: TemporaryDirectory, replace: [String: String] = [:]) async throws {
+            nginx = try await NginxOrigin.start()
             for index in 0..<6 {
                 try nginx.serve(integrityBytes(300_000, seed: UInt64(40 + index)), at: "/videos/v\(index).mp4")
                 try nginx.serve(Fixtures.data("webp/covers/cover-\(index % 3).webp"), at: "/covers/c\(index).webp")
@@ -53,7 +53,7 @@ struct FeedPreloadHonestyTests {
     func aHugeWindowIsTheWholeFeed() async throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
-        let origin = try Origin(in: folder)
+        let origin = try await Origin(in: folder)
         let huge = String(1 << 62)
         let result = try await Tool.run(["feed", "preload", origin.feed, "--index", "2", "--dir", folder.appending("c").path,
                                          "--ahead", huge, "--behind", huge, "--bytes", "1000"])
@@ -68,7 +68,7 @@ struct FeedPreloadHonestyTests {
         defer { folder.remove() }
         let listener = try SilentListener()
         let ftp = "ftp://127.0.0.1:\(listener.port)/v3.mp4"
-        let origin = try Origin(in: folder, replace: ["videos/v3.mp4": ftp])
+        let origin = try await Origin(in: folder, replace: ["videos/v3.mp4": ftp])
         let result = try await Tool.run(["feed", "preload", origin.feed, "--index", "2", "--dir", folder.appending("c").path, "--bytes", "1000"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("error: video 3 \(ftp): refused"), "\(result.stderr)")
@@ -80,9 +80,9 @@ struct FeedPreloadHonestyTests {
     @Test func anEntryAnotherProcessHoldsIsUncachedWithTheReasonNeverCached() async throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
-        let origin = try Origin(in: folder)
+        let origin = try await Origin(in: folder)
         let dir = folder.appending("c")
-        let lock = try ForeignEntryLock(directory: dir.appendingPathComponent("video"), url: origin.url("videos/v3.mp4"))
+        let lock = try await ForeignEntryLock.take(directory: dir.appendingPathComponent("video"), url: origin.url("videos/v3.mp4"))
         defer { lock.release() }
         let result = try await Tool.run(["feed", "preload", origin.feed, "--index", "2", "--dir", dir.path, "--bytes", "1000"])
         #expect(result.status == 0, "\(result.stderr)")
@@ -97,7 +97,7 @@ struct FeedPreloadHonestyTests {
     @Test func aDataOrIndexNameTakenByADirectoryIsAnErrorForThatVideo() async throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
-        let origin = try Origin(in: folder)
+        let origin = try await Origin(in: folder)
         let video = folder.appending("c/video")
         try FileManager.default.createDirectory(at: video.appendingPathComponent(VideoCacheFiles.dataFileName(of: origin.url("videos/v3.mp4"))),
                                                 withIntermediateDirectories: true)
@@ -116,12 +116,12 @@ struct FeedPreloadHonestyTests {
     @Test func aReadOnlyDirectoryIsAnErrorForEveryVideoNotHeld() async throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
-        let origin = try Origin(in: folder)
+        let origin = try await Origin(in: folder)
         let dir = folder.appending("c")
         try FileManager.default.createDirectory(at: dir.appendingPathComponent("video"), withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: dir.appendingPathComponent("images"), withIntermediateDirectories: true)
         let script = "mount --bind \"$1\" \"$1\" && mount -o remount,bind,ro \"$1\" && shift && exec \"$@\""
-        let result = try inNamespace(script, [dir.path, Self.binary, "feed", "preload", origin.feed, "--index", "2", "--dir", dir.path, "--bytes", "1000"])
+        let result = try await inNamespace(script, [dir.path, Self.binary, "feed", "preload", origin.feed, "--index", "2", "--dir", dir.path, "--bytes", "1000"])
         try #require(!result.stderr.contains("mount:"), "no user namespaces here: \(result.stderr)")
         #expect(result.status == 1)
         #expect(videoLines(result).isEmpty, "\(result.stdout)")
@@ -141,7 +141,7 @@ struct FeedPreloadHonestyTests {
     @Test func aFullDiskLeavesOnlyLinesThatAreTrue() async throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
-        let origin = try Origin(in: folder)
+        let origin = try await Origin(in: folder)
         let dir = folder.appending("tmpfs"), copy = folder.appending("copy")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let script = """
@@ -149,7 +149,7 @@ struct FeedPreloadHonestyTests {
             "$2" feed preload "$3" --index 2 --dir "$1" --bytes 100000; status=$?
             cp -a "$1/video" "$4"; exit $status
             """
-        let result = try inNamespace(script, [dir.path, Self.binary, origin.feed, copy.path])
+        let result = try await inNamespace(script, [dir.path, Self.binary, origin.feed, copy.path])
         try #require(result.status != 99, "no user namespaces here: \(result.stderr)")
         #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
         #expect(result.stderr.contains("No space left on device"), "\(result.stderr)")
@@ -176,7 +176,7 @@ struct FeedPreloadHonestyTests {
             return .partial(versions[version], request.byteRange ?? 0...499_999, headers: tag)
         }
         let video = server.url("/x.mp4").absoluteString
-        let origin = try Origin(in: folder, replace: ["videos/v3.mp4": video])
+        let origin = try await Origin(in: folder, replace: ["videos/v3.mp4": video])
         let dir = folder.appending("c")
         // Given the first 50,000 bytes of the old version held
         let head = try await Tool.run(["video", "get", video, "--range", "0-49999", "--dir", dir.appendingPathComponent("video").path])
@@ -195,21 +195,13 @@ struct FeedPreloadHonestyTests {
     static var binary: String { Tool.productsDirectory.appendingPathComponent("douyinkit").path }
 
     /// Runs `sh -c script sh arguments…` as root of a new user and mount namespace.
-    private func inNamespace(_ script: String, _ arguments: [String]) throws -> Run {
-        let scratch = try TemporaryDirectory()
-        defer { scratch.remove() }
-        let outURL = scratch.appending("out"), errURL = scratch.appending("err")
-        try Data().write(to: outURL)
-        try Data().write(to: errURL)
+    private func inNamespace(_ script: String, _ arguments: [String]) async throws -> Run {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
         process.arguments = ["-r", "-m", "sh", "-c", script, "sh"] + arguments
-        process.standardOutput = try FileHandle(forWritingTo: outURL)
-        process.standardError = try FileHandle(forWritingTo: errURL)
-        try process.run()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: try String(contentsOf: outURL, encoding: .utf8),
-                   stderr: try String(contentsOf: errURL, encoding: .utf8))
+        let (stdout, stderr) = try await process.runCapturingOutput()
+        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                   stderr: String(decoding: stderr, as: UTF8.self))
     }
 }
 

@@ -5,8 +5,8 @@ import Testing
 @Suite("douyinkit feed preload", .serialized)
 struct FeedVerbTests {
     /// nginx serving the files Fixtures/feed/feed.json names, and that feed pointed at it.
-    static func origin(in folder: TemporaryDirectory) throws -> (NginxOrigin, String) {
-        let nginx = try NginxOrigin()
+    static func origin(in folder: TemporaryDirectory) async throws -> (NginxOrigin, String) {
+        let nginx = try await NginxOrigin.start()
         for index in 0..<6 {
             try nginx.serve(Fixtures.data(index % 2 == 0 ? "video/clip.mp4" : "feed/moov-at-end.mp4"), at: "/videos/v\(index).mp4")
             try nginx.serve(Fixtures.data("webp/covers/cover-\(index % 3).webp"), at: "/covers/c\(index).webp")
@@ -22,7 +22,7 @@ struct FeedVerbTests {
     @Test func warmsTheWindowAndALaterVideoGetReadsNoOriginByte() async throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
-        let (nginx, feed) = try Self.origin(in: folder)
+        let (nginx, feed) = try await Self.origin(in: folder)
         let dir = folder.appending("cache").path
         let base = "http://127.0.0.1:\(nginx.port)"
 
@@ -69,7 +69,7 @@ struct FeedVerbTests {
     @Test func defaultBytesAre819200() async throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
-        let (nginx, feed) = try Self.origin(in: folder)
+        let (nginx, feed) = try await Self.origin(in: folder)
         let result = try await Tool.run(["feed", "preload", feed, "--index", "0", "--dir", folder.appending("c").path, "--ahead", "1", "--behind", "0"])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n")
@@ -82,7 +82,7 @@ struct FeedVerbTests {
     @Test func badArgumentsExitWithAReason() async throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
-        let (_, feed) = try Self.origin(in: folder)
+        let (_, feed) = try await Self.origin(in: folder)
         let outside = try await Tool.run(["feed", "preload", feed, "--index", "6", "--dir", folder.url.path])
         #expect(outside.status == 1 && outside.stderr.contains("--index 6"))
         let usage = try await Tool.run(["feed", "preload", feed, "--dir", folder.url.path])

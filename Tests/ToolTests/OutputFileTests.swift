@@ -25,7 +25,7 @@ struct OutputFileTests {
     // MARK: - Through the tool
 
     @Test func aDestinationNameOf250BytesStillGetsATemporaryFile() async throws {
-        let origin = try NginxOrigin()
+        let origin = try await NginxOrigin.start()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         try origin.serve(Data("fresh bytes".utf8), at: "/long.bin")
@@ -41,7 +41,7 @@ struct OutputFileTests {
     }
 
     @Test func aReplacedFileKeepsItsPermissionBits() async throws {
-        let origin = try NginxOrigin()
+        let origin = try await NginxOrigin.start()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         try origin.serve(Data("fresh bytes".utf8), at: "/mode.bin")
@@ -63,7 +63,7 @@ struct OutputFileTests {
     }
 
     @Test func aFailedDownloadLeavesNoTemporaryFileAndNoOutput() async throws {
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         defer { backend.stop() }
         let folder = try TemporaryDirectory()
         defer { folder.remove() }

@@ -23,7 +23,7 @@ struct OutputInjectionTests {
     // MARK: - chat listen
 
     @Test func chatListenEscapesTheServersIdsTypesContentsAndCloseReason() async throws {
-        let server = try WebSocketTestServer.shared.get()
+        let server = try await WebSocketTestServer.shared.value()
         // Given a server pushing two GroupChats with CR/LF, ESC, BEL, C1, DEL, NUL and U+2028 in
         // their id, msg_type and msg_content, then closing with 1008 and such a reason,
         let result = try await Tool.run(["chat", "listen", server.url("/hostile").absoluteString, "--timeout", "20"])
@@ -49,7 +49,7 @@ struct OutputInjectionTests {
     }
 
     @Test func chatListenEscapesARefusalsReasonPhrase() async throws {
-        let server = try WebSocketTestServer.shared.get()
+        let server = try await WebSocketTestServer.shared.value()
         // The raw server answers `403 Forbidden<ESC>[2J<BEL><0x9B>31m`.
         let result = try await Tool.run(["chat", "listen", server.rawURL("/raw/refuse-hostile").absoluteString, "--count", "1", "--timeout", "20"])
         #expect(result.status == 1)
@@ -67,7 +67,7 @@ struct OutputInjectionTests {
     }
 
     @Test func chatListenNeverPrintsAMessageFromABrokenHandshake() async throws {
-        let server = try WebSocketTestServer.shared.get()
+        let server = try await WebSocketTestServer.shared.value()
         // A 101 with a Sec-WebSocket-Protocol nobody asked for, then a GroupChat (issue 21 item 20).
         let result = try await Tool.run(["chat", "listen", server.rawURL("/raw/answer?case=protocol").absoluteString, "--count", "1", "--timeout", "2"])
         #expect(result.status == 1)

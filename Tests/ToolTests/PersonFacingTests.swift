@@ -125,12 +125,7 @@ struct PersonFacingTests {
             process.executableURL = URL(fileURLWithPath: setpriv)
             let tool = Tool.productsDirectory.appendingPathComponent("douyinkit").path
             process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", tool, "decode", "user", file.path]
-            let errPipe = Pipe()
-            process.standardError = errPipe
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            let stderr = String(decoding: errPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
+            let stderr = String(decoding: try await process.runCapturingOutput().stderr, as: UTF8.self)
             #expect(process.terminationStatus == 1, "\(stderr)")
             #expect(stderr == "error: cannot read \(file.path): permission denied\n")
         } else {
@@ -163,7 +158,7 @@ struct PersonFacingTests {
 
     @Test func chatListenWithoutUdidSendsTheDefault() async throws {
         // The backend refuses an upgrade without a udid header (HTTP 400).
-        let backend = try LocalBackend()
+        let backend = try await LocalBackend.start()
         defer { backend.stop() }
         let result = try await Tool.run(["chat", "listen", "ws://127.0.0.1:\(backend.port)/douyin/groupchat", "--count", "1", "--timeout", "1"])
         #expect(result.stderr.contains("state=open"), "\(result.stderr)")

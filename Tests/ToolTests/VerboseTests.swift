@@ -6,7 +6,7 @@ import Testing
 @Suite("douyinkit --verbose")
 struct VerboseTests {
     @Test func cacheGetPrintsTheDownloadOnlyWithVerbose() async throws {
-        let origin = try NginxOrigin()
+        let origin = try await NginxOrigin.start()
         try origin.serve(Data(repeating: 9, count: 4_096), at: "/v.webp")
         try await withTemporaryDirectory { folder in
             let url = origin.url("/v.webp").absoluteString

@@ -15,7 +15,7 @@ struct VerboseVerbsTests {
             let output = Pipe(), errors = Pipe()
             process.standardOutput = output
             process.standardError = errors
-            try process.run()
+            let end = try await process.start()
             let line = try await onOwnThread { () -> String in
                 var bytes = Data()
                 while !bytes.contains(UInt8(ascii: "\n")) {
@@ -31,11 +31,8 @@ struct VerboseVerbsTests {
             let answer = try await onOwnThread { loopbackExchange(port: port, "/nope") }
             #expect(answer?.status == "HTTP/1.1 403 Forbidden")
             process.terminate()
-            let stderr = try await onOwnThread { () -> String in
-                let data = errors.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                return String(decoding: data, as: UTF8.self)
-            }
+            let stderr = try await onOwnThread { String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
+            await end.wait()
             #expect(process.terminationStatus == 0)
             let lines = stderr.split(separator: "\n").map(String.init)
             #expect(lines.contains("log: info DouyinVideoCache.VideoProxyServer: started port=\(port)"), "\(lines)")
@@ -45,7 +42,7 @@ struct VerboseVerbsTests {
     }
 
     @Test func feedSessionLogsTheSessionsDecisionsOnlyWithVerbose() async throws {
-        let nginx = try NginxOrigin()
+        let nginx = try await NginxOrigin.start()
         try nginx.serve(Data(repeating: 2, count: 200_000), at: "/v/0.mp4")
         try await withTemporaryDirectory { folder in
             let address = ["uri": "v0", "url_list": [nginx.url("/v/0.mp4").absoluteString]] as [String: Any]

@@ -53,7 +53,7 @@ struct VideoGetIntegrityTests {
 
     /// Item 4: an index whose length is below its ranges gave 500,000 of 2,000,000 bytes, exit 0.
     @Test func anIndexShorterThanItsRangesGivesTheWholeRange() async throws {
-        let nginx = try NginxOrigin()
+        let nginx = try await NginxOrigin.start()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let file = integrityBytes(2_000_000, seed: 32)
@@ -75,7 +75,7 @@ struct VideoGetIntegrityTests {
     /// reaching 2^63-1 trapped at start-up while another process held the entry.
     @Test(arguments: [false, true])
     func aDamagedIndexNeitherTrapsNorServesAWrongByte(heldElsewhere: Bool) async throws {
-        let nginx = try NginxOrigin()
+        let nginx = try await NginxOrigin.start()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let file = integrityBytes(600_000, seed: 33)
@@ -91,7 +91,7 @@ struct VideoGetIntegrityTests {
                 ? [[0, Int64.max - 10], [Int64.max - 5, Int64.max]]
                 : [[Int64.min, 100], [200, 600_000]]]
         }
-        let lock = try heldElsewhere ? ForeignEntryLock(directory: dir, url: url) : nil
+        let lock = try heldElsewhere ? await ForeignEntryLock.take(directory: dir, url: url) : nil
         defer { lock?.release() }
         let result = try await Tool.run(["video", "get", url.absoluteString, "--range", "0-599999", "--dir", dir.path])
         #expect(result.status == 0, "\(result.stderr)")

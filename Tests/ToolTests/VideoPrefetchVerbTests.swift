@@ -7,7 +7,7 @@ import Testing
 @Suite("douyinkit video prefetch", .serialized)
 struct VideoPrefetchVerbTests {
     @Test func aMasterPlaylistPrefetchesTheVariantUnderTheCapForTheSeconds() async throws {
-        let nginx = try NginxOrigin()
+        let nginx = try await NginxOrigin.start()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         try await TestMedia.make(in: nginx.root)
@@ -26,7 +26,7 @@ struct VideoPrefetchVerbTests {
     }
 
     @Test func anFMP4PlaylistPrefetchesItsMapOnce() async throws {
-        let nginx = try NginxOrigin()
+        let nginx = try await NginxOrigin.start()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         try await TestMedia.make(in: nginx.root)
@@ -38,7 +38,7 @@ struct VideoPrefetchVerbTests {
 
     @Test(arguments: [TestMedia.faststartMP4, TestMedia.moovAtEndMP4])
     func anMP4PrefetchesItsMoovAndTheSecondsAtItsBitrate(_ path: String) async throws {
-        let nginx = try NginxOrigin()
+        let nginx = try await NginxOrigin.start()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         try await TestMedia.make(in: nginx.root)

@@ -10,14 +10,14 @@ import Glibc
 @Suite("douyinkit video serve", .serialized)
 struct VideoServeVerbTests {
     /// Starts the tool and returns it with the line it printed (read on a thread of its own).
-    func launch(_ arguments: [String]) async throws -> (Process, String) {
+    func launch(_ arguments: [String]) async throws -> (Process, ProcessEnd, String) {
         let process = Process()
         process.executableURL = Tool.productsDirectory.appendingPathComponent("douyinkit")
         process.arguments = ["video", "serve"] + arguments
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        let end = try await process.start()
         let line = try await onOwnThread { () -> String in
             var bytes = Data()
             while !bytes.contains(UInt8(ascii: "\n")) {
@@ -27,25 +27,23 @@ struct VideoServeVerbTests {
             }
             return String(decoding: bytes, as: UTF8.self)
         }
-        return (process, line)
+        return (process, end, line)
     }
 
-    /// Waits for `process` to exit without blocking a shared thread.
-    func exitStatus(_ process: Process) async throws -> Int32 {
-        try await onOwnThread {
-            process.waitUntilExit()
-            return process.terminationStatus
-        }
+    /// Waits for `process` to exit without blocking a thread.
+    func exitStatus(_ process: Process, _ end: ProcessEnd) async -> Int32 {
+        await end.wait()
+        return process.terminationStatus
     }
 
     @Test(arguments: [SIGTERM, SIGINT])
     func itServesUntilASignalThenExitsZeroWithTheIndexWritten(_ signal: Int32) async throws {
-        let nginx = try NginxOrigin()
+        let nginx = try await NginxOrigin.start()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let file = Data((0..<100_000).map { UInt8(truncatingIfNeeded: ($0 &* 2_654_435_761) >> 13) })
         try nginx.serve(file, at: "/v.mp4")
-        let (process, line) = try await launch(["--dir", folder.url.path])
+        let (process, processEnd, line) = try await launch(["--dir", folder.url.path])
 
         // The line: exactly `serving http://127.0.0.1:<port>/<token>/`, token ≥ 16 URL-safe characters.
         let prefix = line.trimmingCharacters(in: .newlines)
@@ -61,12 +59,12 @@ struct VideoServeVerbTests {
         curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
         let out = folder.appending("out.bin")
         curl.arguments = ["-s", "-r", "0-49999", "-o", out.path, base + encoded]
-        try curl.run()
-        #expect(try await exitStatus(curl) == 0)
+        let curlEnd = try await curl.start()
+        #expect(await exitStatus(curl, curlEnd) == 0)
         #expect(try Data(contentsOf: out) == file.prefix(50_000))
 
         kill(process.processIdentifier, signal)
-        #expect(try await exitStatus(process) == 0)
+        #expect(await exitStatus(process, processEnd) == 0)
         // A new cache on the directory finds the bytes from the index the stop wrote.
         let cache = try VideoCache(directory: folder.url, sizeLimit: 1 << 30)
         #expect(cache.cachedRanges(for: nginx.url("/v.mp4")).contains(0..<50_000))
@@ -75,12 +73,12 @@ struct VideoServeVerbTests {
     @Test func twoStartsGetDifferentTokensAndAPortCanBeAsked() async throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
-        let (first, firstLine) = try await launch(["--dir", folder.appending("a").path])
-        let (second, secondLine) = try await launch(["--dir", folder.appending("b").path])
+        let (first, firstEnd, firstLine) = try await launch(["--dir", folder.appending("a").path])
+        let (second, secondEnd, secondLine) = try await launch(["--dir", folder.appending("b").path])
         kill(first.processIdentifier, SIGTERM)
         kill(second.processIdentifier, SIGTERM)
-        #expect(try await exitStatus(first) == 0)
-        #expect(try await exitStatus(second) == 0)
+        #expect(await exitStatus(first, firstEnd) == 0)
+        #expect(await exitStatus(second, secondEnd) == 0)
         let tokens = [firstLine, secondLine].map { $0.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "/").last }
         #expect(tokens[0] != nil && tokens[0] != tokens[1])
         let port = try ClosedPort()

@@ -14,7 +14,7 @@ private func videoBytes(_ count: Int) -> Data {
 @Suite("douyinkit video get", .serialized)
 struct VideoVerbTests {
     @Test func originThenCacheWithTheSameBytes() async throws {
-        let nginx = try NginxOrigin()
+        let nginx = try await NginxOrigin.start()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let file = videoBytes(300_000)
@@ -44,7 +44,7 @@ struct VideoVerbTests {
     }
 
     @Test func badArgumentsExitTwoAndOriginErrorsOne() async throws {
-        let nginx = try NginxOrigin()
+        let nginx = try await NginxOrigin.start()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let url = nginx.url("/missing.mp4").absoluteString
@@ -58,7 +58,7 @@ struct VideoVerbTests {
     }
 
     @Test func aProcessKilledWhileWritingLeavesACacheThatReadsCorrectly() async throws {
-        let nginx = try NginxOrigin(extraLocations: "location /slow/ { limit_rate 1m; }")
+        let nginx = try await NginxOrigin.start(extraLocations: "location /slow/ { limit_rate 1m; }")
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let file = videoBytes(4_000_000)
@@ -72,16 +72,20 @@ struct VideoVerbTests {
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        let exited = Task { try await process.runToExit() }
         // Kill once 2.5 MB have streamed out: past two index writes, mid-way through a third.
-        var received = Data()
-        while received.count < 2_500_000 {
-            let chunk = pipe.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            received.append(chunk)
+        // The blocking reads on a thread of their own, not on the task pool.
+        let received = try await onOwnThread { [pipe] in
+            var received = Data()
+            while received.count < 2_500_000 {
+                let chunk = pipe.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                received.append(chunk)
+            }
+            return received
         }
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        try await exited.value
         #expect(process.terminationReason == .uncaughtSignal)
         #expect(received.count >= 2_500_000 && received == file[0..<received.count])
 
@@ -104,7 +108,7 @@ struct VideoVerbTests {
     /// bytes after old ones; a third run gets the new version whole.
     @Test(.timeLimit(.minutes(HangGuard.minutes)))
     func oldAndNewVersionsSplicedExitsOneAndTheNextRunIsTheNewVersion() async throws {
-        let nginx = try NginxOrigin()
+        let nginx = try await NginxOrigin.start()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let old = videoBytes(3_000_000), new = Data(videoBytes(3_000_000).reversed())
@@ -128,7 +132,7 @@ struct VideoVerbTests {
     /// to delete the first one's data file at start-up; a third run then read zeros.
     @Test(.timeLimit(.minutes(HangGuard.minutes)))
     func twoProcessesOneDirectoryNeverServeZeros() async throws {
-        let nginx = try NginxOrigin(extraLocations: "location /slow/ { limit_rate 500k; }")
+        let nginx = try await NginxOrigin.start(extraLocations: "location /slow/ { limit_rate 500k; }")
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let file = videoBytes(3_000_000)
@@ -143,12 +147,12 @@ struct VideoVerbTests {
         let pipe = Pipe()
         first.standardOutput = pipe
         first.standardError = FileHandle.nullDevice
-        try first.run()
+        let firstExited = Task { try await first.runToExit() }
         // Its first bytes out mean it holds the entry and has made its data file (no index yet:
         // the first is written after 1 MB, two seconds in).
-        var streamed = pipe.fileHandleForReading.availableData
+        var streamed = try await onOwnThread { [pipe] in pipe.fileHandleForReading.availableData }
         #expect(!streamed.isEmpty)
-        let rest = Task.detached { pipe.fileHandleForReading.readDataToEndOfFile() }
+        let rest = Task { try await onOwnThread { [pipe] in pipe.fileHandleForReading.readDataToEndOfFile() } }
 
         // When a second process reads part of it from the same directory
         let second = try await Tool.run(["video", "get", url, "--range", "1000000-1999999", "--dir", dir])
@@ -158,8 +162,8 @@ struct VideoVerbTests {
         #expect(second.status == 0, "\(second.stderr)")
         #expect(second.output == file[1_000_000..<2_000_000])
         #expect(second.stderr.contains("cache=uncached"), "\(second.stderr)")
-        streamed.append(await rest.value)
-        first.waitUntilExit()
+        streamed.append(try await rest.value)
+        try await firstExited.value
         #expect(first.terminationStatus == 0)
         #expect(streamed == file)
         let third = try await Tool.run(["video", "get", url, "--range", "0-2999999", "--dir", dir])
@@ -172,7 +176,7 @@ struct VideoVerbTests {
     /// (the origin's 416 tells it) or already cached.
     @Test(arguments: [false, true])
     func aRangePastTheEndExitsOneNamingTheLength(warm: Bool) async throws {
-        let nginx = try NginxOrigin()
+        let nginx = try await NginxOrigin.start()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         try nginx.serve(videoBytes(300_000), at: "/short.mp4")
@@ -210,7 +214,7 @@ struct VideoVerbTests {
     /// Case 7: a read-only cache directory (a read-only bind mount, so even root cannot write)
     /// serves what it holds and fetches the rest without storing it.
     @Test func aReadOnlyCacheDirectoryServesWhatItHoldsAndFetchesTheRest() async throws {
-        let nginx = try NginxOrigin()
+        let nginx = try await NginxOrigin.start()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let file = videoBytes(400_000)
@@ -221,7 +225,7 @@ struct VideoVerbTests {
         let before = try FileManager.default.contentsOfDirectory(atPath: dir).sorted()
         let binary = Tool.productsDirectory.appendingPathComponent("douyinkit").path
         let script = "mount --bind \"$1\" \"$1\" && mount -o remount,bind,ro \"$1\" && shift && exec \"$@\""
-        let result = try runCapturing("/usr/bin/unshare", ["-r", "-m", "sh", "-c", script, "sh", dir, binary, "video", "get", url, "--range", "100000-399999", "--dir", dir])
+        let result = try await runCapturing("/usr/bin/unshare", ["-r", "-m", "sh", "-c", script, "sh", dir, binary, "video", "get", url, "--range", "100000-399999", "--dir", dir])
         try #require(!result.stderr.contains("mount:"), "no user namespaces here: \(result.stderr)")
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.output == file[100_000..<400_000])
@@ -232,7 +236,7 @@ struct VideoVerbTests {
     /// Case 5, video half: `--out` replaced a symlink with a regular file; now it refuses a
     /// symlink or directory and leaves it as it was, and still replaces a regular file.
     @Test func outRefusesASymlinkAndADirectoryAndReplacesARegularFile() async throws {
-        let nginx = try NginxOrigin()
+        let nginx = try await NginxOrigin.start()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let file = videoBytes(10_000)
@@ -255,19 +259,11 @@ struct VideoVerbTests {
     }
 
     /// Runs a program with stdout and stderr in files and waits.
-    private func runCapturing(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: Data, stderr: String) {
-        let scratch = try TemporaryDirectory()
-        defer { scratch.remove() }
-        let outURL = scratch.appending("out"), errURL = scratch.appending("err")
-        try Data().write(to: outURL)
-        try Data().write(to: errURL)
+    private func runCapturing(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, output: Data, stderr: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        process.standardOutput = try FileHandle(forWritingTo: outURL)
-        process.standardError = try FileHandle(forWritingTo: errURL)
-        try process.run()
-        process.waitUntilExit()
-        return (process.terminationStatus, try Data(contentsOf: outURL), try String(contentsOf: errURL, encoding: .utf8))
+        let (output, stderr) = try await process.runCapturingOutput()
+        return (process.terminationStatus, output, String(decoding: stderr, as: UTF8.self))
     }
 }

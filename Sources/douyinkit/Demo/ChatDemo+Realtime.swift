@@ -9,7 +9,7 @@ extension ChatDemo {
     /// backoff, and a message posted during the outage filled in from `groupchat/list`.
     static func runRealtime(_ fixtures: URL) async throws {
         print("\n== Group chat in real time (local backend: two listeners, a post, the sockets dropped)")
-        guard let backend = Demo.startBackend(fixtures) else { return }
+        guard let backend = await Demo.startBackend(fixtures) else { return }
         defer { backend.stop() }
         let api = APIClient(baseURL: backend.baseURL)
         let poster = try await api.visitor(deviceID: "douyinkit-demo-poster")

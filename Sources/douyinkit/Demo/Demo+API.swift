@@ -7,7 +7,7 @@ extension Demo {
     /// posted and listed; then the backend stopped and the same calls answered from the fallback.
     static func showAPI(_ fixtures: URL) async throws {
         print("\n== API client (local backend, then offline fallback)")
-        guard let backend = startBackend(fixtures) else { return }
+        guard let backend = await startBackend(fixtures) else { return }
         defer { backend.stop() }  // also when a call throws; stopping twice is harmless
         // The fallback folder: the package's own fixtures under the names the store looks for.
         let offline = FileManager.default.temporaryDirectory.appendingPathComponent("douyinkit-demo-fallback-\(UUID().uuidString)")

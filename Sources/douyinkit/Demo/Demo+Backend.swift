@@ -6,9 +6,9 @@ extension Demo {
     /// section, or `nil` after printing why it could not start (no Python with the websockets
     /// package): the section is then skipped rather than failing the whole demo. The caller
     /// stops it.
-    static func startBackend(_ fixtures: URL) -> LocalBackend? {
+    static func startBackend(_ fixtures: URL) async -> LocalBackend? {
         do {
-            return try LocalBackend(fixtures: fixtures.appendingPathComponent("api"))
+            return try await LocalBackend.start(fixtures: fixtures.appendingPathComponent("api"))
         } catch {
             print("  skipped: \(error)")
             return nil
