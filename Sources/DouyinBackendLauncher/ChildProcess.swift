@@ -125,38 +125,38 @@ extension Pipe {
 ///   - output: the pipe its stdout goes to; the caller may read what the server prints later
 ///     (after a pause: what arrives in the same read as the port line is dropped). A fresh pipe
 ///     when not given.
-/// - Returns: the running process and the port it printed.
+/// - Returns: the running process, the port it printed, and the process's end (wait for it
+///   instead of `waitUntilExit()`).
 /// - Throws: ``LocalBackend/StartError`` naming `name` (the process ended and waited for) when
 ///   the first line is anything else.
 package func startServer(_ name: String, python: String, script: URL, arguments: [String] = [],
-                         input: Pipe? = nil, output: Pipe = Pipe()) throws -> (Process, Int) {
+                         input: Pipe? = nil, output: Pipe = Pipe()) throws -> (Process, Int, ProcessEnd) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: python)
     process.arguments = [script.path, "--port", "0"] + arguments
     process.standardInput = input ?? Pipe()
     process.standardOutput = output
     process.standardError = Pipe.forwardedToStandardError()
-    try process.runWithSignalsUnblocked()
+    let end = try process.runWithSignalsUnblocked()
     // Only the first line counts (a read may bring more: what follows it is not the caller's).
     let text = String(output.firstLine().prefix { $0 != "\n" })
     guard text.hasPrefix("listening on "),
           let port = text.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) else {
         process.terminate()
-        process.waitUntilExit()
+        end.waitHere()
         throw LocalBackend.StartError(description: "\(name) did not start (it printed \(text.debugDescription))")
     }
-    return (process, port)
+    return (process, port, end)
 }
 
 /// Stops a server started with an `input` pipe the clean way: closes its stdin, so it finishes
-/// and exits by itself, and waits for it on a thread of its own (never on the task pool). A
-/// server still running `grace` later (10 s by default) is terminated: a hung one does not hang
-/// its caller.
-package func stopServer(_ process: Process, input: Pipe, grace: Duration = .seconds(10)) async {
+/// and exits by itself, and awaits its `end` (no thread blocked). A server still running `grace`
+/// later (10 s by default) is terminated: a hung one does not hang its caller.
+package func stopServer(_ process: Process, end: ProcessEnd, input: Pipe, grace: Duration = .seconds(10)) async {
     try? input.fileHandleForWriting.close()
     let (seconds, attoseconds) = grace.components
     DispatchQueue.global().asyncAfter(deadline: .now() + Double(seconds) + Double(attoseconds) * 1e-18) {
         if process.isRunning { process.terminate() }
     }
-    _ = try? await onOwnThread { process.waitUntilExit() }
+    await end.wait()
 }

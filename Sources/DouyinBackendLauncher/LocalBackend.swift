@@ -21,7 +21,7 @@ public final class LocalBackend: Sendable {
     public let port: Int
     /// `http://127.0.0.1:PORT/douyin/`, the API's base URL.
     public let baseURL: URL
-    private let process: LockedBox<Process?>
+    private let child: OwnedChild
 
     /// Why the backend could not be started.
     public struct StartError: Error, CustomStringConvertible {
@@ -87,8 +87,8 @@ public final class LocalBackend: Sendable {
         probe.arguments = ["-c", "import websockets"]
         probe.standardOutput = FileHandle.nullDevice
         probe.standardError = FileHandle.nullDevice
-        guard (try? probe.runWithSignalsUnblocked()) != nil else { return false }
-        probe.waitUntilExit()
+        guard let end = try? probe.runWithSignalsUnblocked() else { return false }
+        end.waitHere()
         return probe.terminationStatus == 0
     }
 
@@ -118,15 +118,15 @@ public final class LocalBackend: Sendable {
         guard let python = Self.python else {
             throw StartError(description: "no Python 3 with the websockets package: on Debian `apt-get install python3-websockets` (then /usr/bin/python3 has it), on macOS `pip3 install websockets`; or set DOUYIN_PYTHON")
         }
-        let (process, port) = try startServer("the backend", python: python, script: Self.script, arguments: ["--fixtures", fixtures.path, "--until-stdin-closes"])
+        let (process, port, end) = try startServer("the backend", python: python, script: Self.script, arguments: ["--fixtures", fixtures.path, "--until-stdin-closes"])
         guard let baseURL = URL(string: "http://127.0.0.1:\(port)/douyin/") else {
             process.terminate()
-            process.waitUntilExit()
+            end.waitHere()
             throw StartError(description: "the backend printed port \(port), which makes no URL")
         }
         self.port = port
         self.baseURL = baseURL
-        self.process = LockedBox(process)
+        child = OwnedChild(process, end: end)
         guard Self.accepts(port: port) else {
             stop()
             throw StartError(description: "the backend printed port \(port) but does not accept connections there")
@@ -144,19 +144,12 @@ public final class LocalBackend: Sendable {
 
     /// The backend's process id while it runs (`nil` after ``stop()``), for tests of the harness.
     package var processIdentifier: Int32? {
-        process.withLock { $0?.processIdentifier }
+        child.processIdentifier
     }
 
     /// Ends the backend process and waits for it; idempotent.
     public func stop() {
-        guard let running = process.withLock({ process -> Process? in
-            defer { process = nil }
-            return process
-        }) else { return }
-        if running.isRunning {
-            kill(running.processIdentifier, SIGKILL)
-        }
-        running.waitUntilExit()
+        child.stop()
     }
 
     /// `ws://127.0.0.1:PORT/douyin/groupchat`.

@@ -66,19 +66,20 @@ enum ChatRealtimeBenchmark {
 final class PythonClient {
     private let process = Process()
     private let input = Pipe(), output = Pipe()
+    private let end: ProcessEnd
 
     init(url: URL, cafile: String?) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = [fixtureURL("../scripts/servers/ws_bench_client.py").standardizedFileURL.path, url.absoluteString] + (cafile.map { ["--cafile", $0] } ?? [])
         process.standardInput = input
         process.standardOutput = output
-        try process.runWithSignalsUnblocked()
+        end = try process.runWithSignalsUnblocked()
         guard output.firstLine().hasPrefix("READY") else { throw ChatError.unsupported("ws_bench_client.py did not connect") }
     }
 
     deinit {
         try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
+        end.waitHere()
     }
 
     func roundTrips(_ count: Int) throws -> Double {
@@ -96,6 +97,7 @@ final class SecureEchoServer {
     let caPath: String
     private let process = Process()
     private let input = Pipe()
+    private let end: ProcessEnd
 
     init() throws {
         let scripts = fixtureURL("../scripts/servers").standardizedFileURL
@@ -104,8 +106,7 @@ final class SecureEchoServer {
         certs.executableURL = URL(fileURLWithPath: "/bin/sh")
         certs.arguments = [scripts.appendingPathComponent("ws_tls_certs.sh").path, directory.path]
         certs.standardOutput = FileHandle.nullDevice
-        try certs.runWithSignalsUnblocked()
-        certs.waitUntilExit()
+        try certs.runWithSignalsUnblocked().waitHere()
         caPath = directory.appendingPathComponent("ca.pem").path
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = [scripts.appendingPathComponent("ws_tls_server.py").path, "--dir", directory.path,
@@ -113,7 +114,7 @@ final class SecureEchoServer {
         let output = Pipe()
         process.standardInput = input
         process.standardOutput = output
-        try process.runWithSignalsUnblocked()
+        end = try process.runWithSignalsUnblocked()
         let words = output.firstLine().split(whereSeparator: \.isWhitespace)
         guard words.count == 2, let port = Int(words[1]) else { throw ChatError.unsupported("ws_tls_server.py did not start") }
         url = URL(string: "wss://127.0.0.1:\(port)/echo")!
@@ -121,6 +122,6 @@ final class SecureEchoServer {
 
     deinit {
         try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
+        end.waitHere()
     }
 }

@@ -97,7 +97,7 @@ struct ChildServerLifetimeTests {
     @Test func theBackendEndsByItselfWhenItsStdinCloses() async throws {
         let python = try #require(LocalBackend.python)
         let input = Pipe()
-        let (process, port) = try await onOwnThread {
+        let (process, port, end) = try await onOwnThread {
             try startServer("the backend", python: python, script: LocalBackend.script,
                             arguments: ["--fixtures", LocalBackend.fixtures.appendingPathComponent("api").path, "--until-stdin-closes"],
                             input: input)
@@ -108,7 +108,7 @@ struct ChildServerLifetimeTests {
         // A hang guard, not the assertion: a backend still running after 60 s is ended by
         // signal, which the reason below then reports.
         DispatchQueue.global().asyncAfter(deadline: .now() + 60) { if process.isRunning { process.terminate() } }
-        _ = try await onOwnThread { process.waitUntilExit() }
+        await end.wait()
         #expect(process.terminationReason == .exit)
         #expect(process.terminationStatus == 0)
     }

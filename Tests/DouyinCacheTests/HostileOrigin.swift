@@ -27,6 +27,7 @@ final class HostileOrigin: @unchecked Sendable {
     // @unchecked Sendable: immutable after init; Process is only stopped from deinit.
     let port: Int
     private let process: Process
+    private let end: ProcessEnd
 
     /// The server's script, beside the package's other stand-in servers.
     static let script = Fixtures.packageRoot.appendingPathComponent("scripts/servers/hostile_origin.py")
@@ -42,7 +43,7 @@ final class HostileOrigin: @unchecked Sendable {
         // Not the test runner's stderr: a server outliving the test would hold that pipe open,
         // and the runner waits for it to close.
         process.standardError = FileHandle.nullDevice
-        try process.runWithSignalsUnblocked()
+        end = try process.runWithSignalsUnblocked()
         // The script prints its port once it listens; reading that line is the readiness wait.
         var line = Data()
         while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
@@ -65,10 +66,8 @@ final class HostileOrigin: @unchecked Sendable {
     }
 
     deinit {
-        // SIGKILL: a child spawned from a test thread inherits its blocked signals, SIGTERM
-        // among them, and would ignore `terminate()`.
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        end.waitHere()
     }
 
     func url(_ path: String) -> URL {

@@ -129,15 +129,15 @@ enum AutobahnRun {
         let arguments = include.flatMap { ["--include", $0] } + exclude.flatMap { ["--exclude", $0] }
         // Its stdin is ours: closing it ends the server, however the run went.
         let input = Pipe(), output = Pipe()
-        let (process, port) = try await onOwnThread {
+        let (process, port, end) = try await onOwnThread {
             try startServer("the Autobahn fuzzing server", python: python.path, script: script, arguments: arguments, input: input, output: output)
         }
         do {
             let cases = try await drive(port: port, output: output)
-            await stopServer(process, input: input)
+            await stopServer(process, end: end, input: input)
             return cases
         } catch {
-            await stopServer(process, input: input)
+            await stopServer(process, end: end, input: input)
             throw error
         }
     }

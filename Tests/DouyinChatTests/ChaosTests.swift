@@ -12,7 +12,7 @@ struct ChaosTests {
         let total = 3000
         let script = Fixtures.packageRoot.appendingPathComponent("scripts/servers/ws_chaos_server.py")
         let input = Pipe()
-        let (process, port) = try await onOwnThread {
+        let (process, port, end) = try await onOwnThread {
             try startServer("the chaos server", python: "/usr/bin/python3", script: script, arguments: ["--total", "\(total)", "--seed", "25"], input: input)
         }
         // A half-second heartbeat and pong timeout find the silent connection quickly (a pong
@@ -22,9 +22,9 @@ struct ChaosTests {
         do {
             result = try await Tool.run(["chat", "listen", "ws://127.0.0.1:\(port)/douyin/groupchat", "--count", "\(total)", "--timeout", "120",
                                          "--heartbeat", "0.5", "--pong-timeout", "0.5", "--retry-cap", "0.3", "--verbose"])
-            await stopServer(process, input: input)
+            await stopServer(process, end: end, input: input)
         } catch {
-            await stopServer(process, input: input)
+            await stopServer(process, end: end, input: input)
             throw error
         }
         #expect(result.status == 0, "\(result.stderr.suffix(2000))")

@@ -17,6 +17,7 @@ final class TLSTestServer: @unchecked Sendable {
     let log: URL
     private let process: Process
     private let input = Pipe()
+    private let end: ProcessEnd
 
     @available(*, noasync, message: "blocks a thread async tasks share while the server starts: use `await TLSTestServer.shared.value()`")
     init() throws {
@@ -26,8 +27,7 @@ final class TLSTestServer: @unchecked Sendable {
         certs.executableURL = URL(fileURLWithPath: "/bin/sh")
         certs.arguments = [scripts.appendingPathComponent("ws_tls_certs.sh").path, directory.path]
         certs.standardOutput = FileHandle.nullDevice
-        try certs.runWithSignalsUnblocked()
-        certs.waitUntilExit()
+        try certs.runWithSignalsUnblocked().waitHere()
         guard certs.terminationStatus == 0 else { throw ChatError.unsupported("ws_tls_certs.sh failed (is openssl installed?)") }
         log = directory.appendingPathComponent("requests.log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
@@ -38,7 +38,7 @@ final class TLSTestServer: @unchecked Sendable {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = Pipe.forwardedToStandardError()
-        try process.runWithSignalsUnblocked()
+        end = try process.runWithSignalsUnblocked()
         let words = output.firstLine().split(whereSeparator: \.isWhitespace)
         guard words.count == Self.names.count + 1, words[0] == "PORTS" else {
             process.terminate()
@@ -49,7 +49,7 @@ final class TLSTestServer: @unchecked Sendable {
 
     deinit {
         try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
+        end.waitHere()
     }
 
     /// `wss://<host>:<port of name><path>`.

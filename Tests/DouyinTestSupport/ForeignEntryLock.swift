@@ -31,6 +31,7 @@ public final class ForeignEntryLock: @unchecked Sendable {
     private let process = Process()
     private let input = Pipe()
     private var released = false
+    private var end: ProcessEnd?
 
     /// Takes the lock of `url`'s entry in the cache `directory` (created if needed); returns
     /// once it is held; async code calls ``take(directory:url:)``.
@@ -50,7 +51,7 @@ public final class ForeignEntryLock: @unchecked Sendable {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = Pipe.forwardedToStandardError()
-        try process.runWithSignalsUnblocked()
+        end = try process.runWithSignalsUnblocked()
         // The child says so once it holds the lock (its only output).
         let said = output.fileHandleForReading.waitFor("locked\n")
         guard said else {
@@ -71,7 +72,7 @@ public final class ForeignEntryLock: @unchecked Sendable {
         guard !released else { return }
         released = true
         try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
+        end?.waitHere()
     }
 }
 

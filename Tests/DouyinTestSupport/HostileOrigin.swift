@@ -16,7 +16,7 @@ import Darwin
 public final class HostileOrigin: Sendable {
     /// The port it listens on.
     public let port: Int
-    private let process: LockedBox<Process?>
+    private let child: OwnedChild
 
     /// The script in the source tree.
     public static let script = Fixtures.packageRoot.appendingPathComponent("scripts/servers/hostile_api.py")
@@ -29,9 +29,9 @@ public final class HostileOrigin: Sendable {
         guard let python = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             throw LocalBackend.StartError(description: "no python3 found for the hostile origin")
         }
-        let (process, port) = try startServer("the hostile origin", python: python, script: Self.script)
+        let (process, port, end) = try startServer("the hostile origin", python: python, script: Self.script)
         self.port = port
-        self.process = LockedBox(process)
+        child = OwnedChild(process, end: end)
     }
 
     /// ``init()`` on a thread of its own (``onOwnThread(_:)``), not on the task pool.
@@ -43,12 +43,7 @@ public final class HostileOrigin: Sendable {
 
     /// Ends the origin process and waits for it; idempotent.
     public func stop() {
-        guard let running = process.withLock({ process -> Process? in
-            defer { process = nil }
-            return process
-        }) else { return }
-        if running.isRunning { kill(running.processIdentifier, SIGKILL) }
-        running.waitUntilExit()
+        child.stop()
     }
 
     /// `http://127.0.0.1:PORT/<behaviour>/`, a base URL whose every endpoint gets `behaviour`.

@@ -12,16 +12,14 @@ import Darwin
 /// Starts in the foreground as a single process (`daemon off; master_process off;`) from a
 /// config written to a temp prefix; ``stop()`` (or release) ends it. The access log records
 /// `$request_uri $status $bytes_sent "$http_range"` a line, so tests count what the origin sent.
-public final class NginxOrigin: @unchecked Sendable {
-    // @unchecked Sendable: `process` is a LockedBox (of a Process, which is not Sendable); the
-    // rest is immutable.
+public final class NginxOrigin: Sendable {
 
     /// The folder nginx serves; write files here.
     public let root: URL
     /// The port it listens on.
     public let port: Int
     private let prefix: URL
-    private let process = LockedBox<Process?>(nil)
+    private let child: OwnedChild
 
     /// Why nginx could not be started.
     public struct StartError: Error, CustomStringConvertible {
@@ -66,16 +64,16 @@ public final class NginxOrigin: @unchecked Sendable {
             let output = Pipe()
             process.standardOutput = FileHandle.nullDevice
             process.standardError = output
-            try process.runWithSignalsUnblocked()
+            let end = try process.runWithSignalsUnblocked()
             let failure = Self.waitForStart(of: process, port: port, token: token, output: output.fileHandleForReading,
                                             log: prefix.appendingPathComponent("logs/stderr.log"))
             guard let failure else {
                 self.port = port
-                self.process.withLock { $0 = process }
+                child = OwnedChild(process, end: end)
                 return
             }
             process.terminate()
-            process.waitUntilExit()
+            end.waitHere()
             lastError = failure.isEmpty ? "no output" : failure
         }
         throw StartError(description: "nginx did not start: \(lastError)")
@@ -134,13 +132,7 @@ public final class NginxOrigin: @unchecked Sendable {
 
     /// Stops nginx and waits for it to exit.
     public func stop() {
-        let running = process.withLock { process -> Process? in
-            defer { process = nil }
-            return process
-        }
-        guard let running, running.isRunning else { return }
-        kill(running.processIdentifier, SIGKILL)
-        running.waitUntilExit()
+        child.stop()
     }
 
     /// The config of one start: the error log's notices also go to stderr (the start-up wait

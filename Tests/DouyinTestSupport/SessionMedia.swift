@@ -145,7 +145,7 @@ public final class ShapedOrigin: Sendable {
 
     /// The port it listens on.
     public let port: Int
-    private let process: LockedBox<Process?>
+    private let child: OwnedChild
 
     /// The script in the source tree.
     public static let script = Fixtures.packageRoot.appendingPathComponent("scripts/servers/shaped_origin.py")
@@ -158,10 +158,10 @@ public final class ShapedOrigin: Sendable {
         guard let python = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             throw LocalBackend.StartError(description: "no python3 found for the shaped origin")
         }
-        let (process, port) = try startServer("the shaped origin", python: python, script: Self.script,
+        let (process, port, end) = try startServer("the shaped origin", python: python, script: Self.script,
                                               arguments: ["--root", root.path, "--rate", "\(rate)", "--latency-ms", "\(latencyMilliseconds)"])
         self.port = port
-        self.process = LockedBox(process)
+        child = OwnedChild(process, end: end)
     }
 
     /// ``init(root:rate:latencyMilliseconds:)`` on a thread of its own (``onOwnThread(_:)``).
@@ -193,11 +193,6 @@ public final class ShapedOrigin: Sendable {
 
     /// Ends the origin process and waits for it; idempotent.
     public func stop() {
-        guard let running = process.withLock({ process -> Process? in
-            defer { process = nil }
-            return process
-        }) else { return }
-        if running.isRunning { kill(running.processIdentifier, SIGKILL) }
-        running.waitUntilExit()
+        child.stop()
     }
 }

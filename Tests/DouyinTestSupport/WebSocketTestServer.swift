@@ -18,6 +18,7 @@ public final class WebSocketTestServer: @unchecked Sendable {
     public let rawPort: Int
     private let process: Process
     private let input: Pipe
+    private let end: ProcessEnd
 
     /// Starts the server and returns once it printed its ports; async code uses ``shared``.
     @available(*, noasync, message: "blocks a thread async tasks share while the server starts: use `await WebSocketTestServer.shared.value()`")
@@ -32,7 +33,7 @@ public final class WebSocketTestServer: @unchecked Sendable {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = Pipe.forwardedToStandardError()
-        try process.runWithSignalsUnblocked()
+        end = try process.runWithSignalsUnblocked()
         let line = output.firstLine()
         let words = line.split(whereSeparator: \.isWhitespace)
         guard words.count == 3, words[0] == "PORTS", let ws = Int(words[1]), let raw = Int(words[2]) else {
@@ -45,7 +46,7 @@ public final class WebSocketTestServer: @unchecked Sendable {
 
     deinit {
         try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
+        end.waitHere()
     }
 
     /// A URL on the websockets-library server, such as `url("/push?count=3")`.

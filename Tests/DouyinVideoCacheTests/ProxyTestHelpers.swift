@@ -119,6 +119,7 @@ final class IdleClients: @unchecked Sendable {
     private let process = Process()
     private let input = Pipe()
     private let output = Pipe()
+    private let end: ProcessEnd
 
     /// Opens the connections; returns once all of them are connected.
     init(port: Int, count: Int) async throws {
@@ -127,7 +128,7 @@ final class IdleClients: @unchecked Sendable {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = Pipe.forwardedToStandardError()
-        try process.runWithSignalsUnblocked()
+        end = try await process.start()
         let line = try await onOwnThread { [output] in output.firstLine() }
         guard line == "connected \(count)\n" else {
             await stop()
@@ -144,6 +145,6 @@ final class IdleClients: @unchecked Sendable {
     /// Closes every connection (the child ends when its stdin closes; one still running 10 s
     /// later is terminated) and waits for the child.
     func stop() async {
-        await stopServer(process, input: input)
+        await stopServer(process, end: end, input: input)
     }
 }

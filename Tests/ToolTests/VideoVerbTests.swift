@@ -72,7 +72,7 @@ struct VideoVerbTests {
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
-        let exited = Task { try await process.runToExit() }
+        let end = try await process.start()
         // Kill once 2.5 MB have streamed out: past two index writes, mid-way through a third.
         // The blocking reads on a thread of their own, not on the task pool.
         let received = try await onOwnThread { [pipe] in
@@ -85,7 +85,7 @@ struct VideoVerbTests {
             return received
         }
         kill(process.processIdentifier, SIGKILL)
-        try await exited.value
+        await end.wait()
         #expect(process.terminationReason == .uncaughtSignal)
         #expect(received.count >= 2_500_000 && received == file[0..<received.count])
 
@@ -147,7 +147,7 @@ struct VideoVerbTests {
         let pipe = Pipe()
         first.standardOutput = pipe
         first.standardError = FileHandle.nullDevice
-        let firstExited = Task { try await first.runToExit() }
+        let firstEnd = try await first.start()
         // Its first bytes out mean it holds the entry and has made its data file (no index yet:
         // the first is written after 1 MB, two seconds in).
         var streamed = try await onOwnThread { [pipe] in pipe.fileHandleForReading.availableData }
@@ -163,7 +163,7 @@ struct VideoVerbTests {
         #expect(second.output == file[1_000_000..<2_000_000])
         #expect(second.stderr.contains("cache=uncached"), "\(second.stderr)")
         streamed.append(try await rest.value)
-        try await firstExited.value
+        await firstEnd.wait()
         #expect(first.terminationStatus == 0)
         #expect(streamed == file)
         let third = try await Tool.run(["video", "get", url, "--range", "0-2999999", "--dir", dir])

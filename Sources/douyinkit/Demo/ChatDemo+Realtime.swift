@@ -15,8 +15,8 @@ extension ChatDemo {
         let poster = try await api.visitor(deviceID: "douyinkit-demo-poster")
         var writer = Listener(name: "poster", udid: poster.udid, backend: backend, api: api)
         var reader = Listener(name: "reader", udid: "demo-reader", backend: backend, api: api)
-        await writer.read(until: { $0 == .state(.open) })
-        await reader.read(until: { $0 == .state(.open) })
+        try await writer.read(until: { $0 == .state(.open) })
+        try await reader.read(until: { $0 == .state(.open) })
 
         let text = "hello from the demo [微笑]"
         let localID = "local-1"
@@ -25,18 +25,18 @@ extension ChatDemo {
         let answer = try await api.value(.groupChatText(udid: poster.udid, text: text))
         _ = writer.timeline.confirm(localID: localID, with: answer)
         print("  poster: POST answered id \(answer.id), row now \(writer.delivery(of: text))")
-        await writer.read(until: { $0.messageID == answer.id })
-        await reader.read(until: { $0.messageID == answer.id })
+        try await writer.read(until: { $0.messageID == answer.id })
+        try await reader.read(until: { $0.messageID == answer.id })
         print("  after the push: poster shows it \(writer.count(text))×, reader \(reader.count(text))×")
 
         try backend.disconnectWebSockets()
         print("  server dropped every WebSocket")
-        await writer.read(until: \.isWaiting)
-        await reader.read(until: \.isWaiting)
+        try await writer.read(until: \.isWaiting)
+        try await reader.read(until: \.isWaiting)
         let missed = try await api.value(.groupChatText(udid: poster.udid, text: "posted during the outage"))
         print("  posted \(missed.id) while the poster is \(writer.connection.state) and the reader \(reader.connection.state)")
-        await writer.read(until: { $0.messageID == missed.id })
-        await reader.read(until: { $0.messageID == missed.id })
+        try await writer.read(until: { $0.messageID == missed.id })
+        try await reader.read(until: { $0.messageID == missed.id })
         let fills = try backend.requests(to: "groupchat/list").count
         print("  reconnected: poster shows the missed message \(writer.count(missed.msgContent))×, reader \(reader.count(missed.msgContent))× (groupchat/list asked \(fills)×)")
         writer.connection.stop()
@@ -59,7 +59,17 @@ extension ChatDemo {
         }
 
         /// Applies events (printing retries and errors) until `done` holds for one.
-        mutating func read(until done: (ChatConnection.Event) -> Bool) async {
+        ///
+        /// Gives up after `limit` (60 s by default): the connection is stopped, which ends its
+        /// events, and this throws ``WaitedTooLong``. A push the server lost would otherwise
+        /// keep the demo waiting for ever.
+        mutating func read(until done: (ChatConnection.Event) -> Bool, limit: Duration = .seconds(60)) async throws {
+            let connection = self.connection
+            let watchdog = Task {
+                try await Task.sleep(for: limit)
+                connection.stop()
+            }
+            defer { watchdog.cancel() }
             while let event = await iterator.next() {
                 switch event {
                 case .state(.waiting(let attempt, let delay?)):
@@ -76,6 +86,7 @@ extension ChatDemo {
                 }
                 if done(event) { return }
             }
+            throw WaitedTooLong(name: name, limit: limit)
         }
 
         /// How many rows show `text`.
@@ -85,6 +96,15 @@ extension ChatDemo {
         func delivery(of text: String) -> String {
             timeline.messages.first { $0.chat.msgContent == text }.map { "\($0.delivery)" } ?? "absent"
         }
+    }
+
+    /// A listener's awaited event did not come within its limit.
+    struct WaitedTooLong: Error, CustomStringConvertible {
+        /// The listener that waited.
+        let name: String
+        /// How long it waited.
+        let limit: Duration
+        var description: String { "the \(name) saw no awaited chat event within \(limit.components.seconds) s (its connection was stopped)" }
     }
 }
 
