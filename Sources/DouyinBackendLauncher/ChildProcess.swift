@@ -1,3 +1,4 @@
+import DouyinSupport
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -63,13 +64,7 @@ package func loopbackExchange(port: Int, _ path: String, method: String = "GET",
 /// session callbacks to it. Three tests each blocking a global-queue worker in a 30 s wait for
 /// a backend request stalled every URLSession in the process until the waits timed out.
 public func onOwnThread<Result: Sendable>(_ body: @escaping @Sendable () throws -> Result) async throws -> Result {
-    try await withCheckedThrowingContinuation { continuation in
-        let thread = Thread {
-            continuation.resume(with: Swift.Result { try body() })
-        }
-        thread.name = "DouyinBackendLauncher.onOwnThread"
-        thread.start()
-    }
+    try await onNewThread(named: "DouyinBackendLauncher.onOwnThread", body)
 }
 
 extension Pipe {
@@ -119,9 +114,9 @@ extension Pipe {
 /// ``onOwnThread(_:)``.
 /// - Parameters:
 ///   - input: the server's stdin, for one that exits when its stdin closes (stop it with
-///     ``stopServer(_:input:)``); absent (the default), a pipe that stays open as long as the
-///     returned process object lives, so a server that watches its stdin still ends with this
-///     process.
+///     ``stopServer(_:end:input:grace:)``); absent (the default), a pipe that stays open as
+///     long as the returned process object lives, so a server that watches its stdin still
+///     ends with this process.
 ///   - output: the pipe its stdout goes to; the caller may read what the server prints later
 ///     (after a pause: what arrives in the same read as the port line is dropped). A fresh pipe
 ///     when not given.

@@ -40,7 +40,8 @@ extension Process {
 
     /// `run()` from a new thread whose signal mask is empty, so the child starts with none
     /// blocked; returns once it started (or throws why not). For callers already on a thread
-    /// of their own: async code uses ``runToExit(timeLimit:)``, which waits for no spawn.
+    /// of their own: async code uses ``start()`` or ``runToExit(timeLimit:)``, which block no
+    /// thread it shares.
     ///
     /// Why: swift-corelibs-foundation spawns with the calling thread's signal mask, and the
     /// threads async code runs on (dispatch's workers) block nearly every signal: a child
@@ -48,6 +49,7 @@ extension Process {
     /// child that only SIGKILL ended.
     /// - Returns: the process's end, to wait for instead of `waitUntilExit()` (it sets the
     ///   process's termination handler).
+    @available(*, noasync, message: "blocks the calling thread during the spawn: use `await start()`")
     @discardableResult
     package func runWithSignalsUnblocked() throws -> ProcessEnd {
         let end = ProcessEnd(watching: self)
@@ -55,7 +57,7 @@ extension Process {
         let done = DispatchSemaphore(value: 0)
         let target = ProcessBox(process: self)
         Self.onUnblockedThread {
-            outcome.withLock { $0 = Result { try target.process.runAlone() } }
+            outcome.withLock { $0 = Result { try target.process.runAlone(watchedBy: end) } }
             done.signal()
         }
         done.wait()
@@ -72,7 +74,7 @@ extension Process {
         let end = ProcessEnd(watching: self)
         let target = ProcessBox(process: self)
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            Self.onUnblockedThread { continuation.resume(with: Result { try target.process.runAlone() }) }
+            Self.onUnblockedThread { continuation.resume(with: Result { try target.process.runAlone(watchedBy: end) }) }
         }
         return end
     }
@@ -88,6 +90,17 @@ extension Process {
     /// ends held by nginx and Python servers started at the same moment).
     private func runAlone() throws {
         try Self.spawnLock.withLock { try run() }
+    }
+
+    /// ``runAlone()`` for a process `end` watches: a spawn that fails lets `end` go (it never
+    /// ends otherwise, and a dispatch group freed while entered stops the process).
+    private func runAlone(watchedBy end: ProcessEnd) throws {
+        do {
+            try runAlone()
+        } catch {
+            end.abandon(self)
+            throw error
+        }
     }
 
     /// Held around every spawn of this module (``runAlone()``).
@@ -151,8 +164,10 @@ extension Process {
 /// The end of a process started with ``Foundation/Process/start()`` or
 /// ``Foundation/Process/runWithSignalsUnblocked()``, waited for through the process's
 /// termination handler: corelibs' `waitUntilExit()` spins the calling thread's run loop until
-/// the end is seen (a busy loop on a thread whose run loop holds nothing, and once a crash in
-/// that run loop's teardown under Thread Sanitizer).
+/// the end is seen (a busy loop on a thread whose run loop holds nothing; the crash under
+/// Thread Sanitizer seen last in that run loop's teardown came from a wait on a thread that
+/// ended while corelibs still pointed at its run loop). Termination handlers still call it
+/// once, after the end, when it returns at once (`letGoAfterEnd()`).
 package final class ProcessEnd: Sendable {
     private let ended = DispatchGroup()
 
@@ -167,8 +182,15 @@ package final class ProcessEnd: Sendable {
 
     /// Blocks the calling thread until the process ended: for a thread of its own, or right
     /// after SIGKILL.
+    @available(*, noasync, message: "blocks a thread async tasks share: use `await wait()`")
     package func waitHere() {
         ended.wait()
+    }
+
+    /// Stops watching `process`, whose spawn failed: its termination handler will never run.
+    fileprivate func abandon(_ process: Process) {
+        process.terminationHandler = nil
+        ended.leave()
     }
 
     /// Returns once the process ended (its `terminationStatus` can be read then).

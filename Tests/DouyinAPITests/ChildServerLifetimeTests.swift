@@ -95,7 +95,8 @@ struct ChildServerLifetimeTests {
     }
 
     @Test func theBackendEndsByItselfWhenItsStdinCloses() async throws {
-        let python = try #require(LocalBackend.python)
+        // Found on a thread of its own: the first look runs Python probes and waits for them.
+        let python = try #require(try await onOwnThread { LocalBackend.python })
         let input = Pipe()
         let (process, port, end) = try await onOwnThread {
             try startServer("the backend", python: python, script: LocalBackend.script,
@@ -125,5 +126,8 @@ private struct Holder: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: "/bin/cat")
         process.standardInput = input
         process.standardOutput = FileHandle.nullDevice
+        // Not the test process's stderr: that may itself be a Unix socket (a log collector's),
+        // which every child would then hold besides its own.
+        process.standardError = FileHandle.nullDevice
     }
 }

@@ -73,28 +73,24 @@ public struct POSIXWebSocketTransport: WebSocketTransport {
         #endif
         let (host, port, target) = (endpoint.host, endpoint.port, endpoint.target)
         let configuration = configuration
-        return try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread {
+        do {
+            return try await onNewThread(named: "DouyinChat.connect") { () throws -> any WebSocketConnection in
+                let socket = try POSIXSocket.connect(host: host, port: port, timeout: configuration.connectTimeout)
+                var stream: any ByteStream = socket
                 do {
-                    let socket = try POSIXSocket.connect(host: host, port: port, timeout: configuration.connectTimeout)
-                    var stream: any ByteStream = socket
-                    do {
-                        socket.setSendTimeout(configuration.writeTimeout)
-                        if endpoint.secure { stream = try Self.secure(socket, host: host, configuration: configuration) }
-                        let (leftover, deflate) = try Handshake.perform(on: stream, host: endpoint.hostHeader, target: target, headers: headers,
-                                                                        offerDeflate: configuration.compression && Handshake.canDeflate,
-                                                                        timeout: configuration.handshakeTimeout)
-                        continuation.resume(returning: POSIXWebSocketConnection(socket: stream, leftover: leftover, configuration: configuration, deflate: deflate))
-                    } catch {
-                        stream.closeDescriptor()
-                        throw error
-                    }
+                    socket.setSendTimeout(configuration.writeTimeout)
+                    if endpoint.secure { stream = try Self.secure(socket, host: host, configuration: configuration) }
+                    let (leftover, deflate) = try Handshake.perform(on: stream, host: endpoint.hostHeader, target: target, headers: headers,
+                                                                    offerDeflate: configuration.compression && Handshake.canDeflate,
+                                                                    timeout: configuration.handshakeTimeout)
+                    return POSIXWebSocketConnection(socket: stream, leftover: leftover, configuration: configuration, deflate: deflate)
                 } catch {
-                    continuation.resume(throwing: ChatError.from(error))
+                    stream.closeDescriptor()
+                    throw error
                 }
             }
-            thread.name = "DouyinChat.connect"
-            thread.start()
+        } catch {
+            throw ChatError.from(error)
         }
     }
 }

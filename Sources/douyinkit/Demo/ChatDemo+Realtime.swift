@@ -61,13 +61,15 @@ extension ChatDemo {
         /// Applies events (printing retries and errors) until `done` holds for one.
         ///
         /// Gives up after `limit` (60 s by default): the connection is stopped, which ends its
-        /// events, and this throws ``WaitedTooLong``. A push the server lost would otherwise
-        /// keep the demo waiting for ever.
+        /// events, and this throws ``WaitedTooLong``; it throws the same, saying so, when the
+        /// connection gave up first. A push the server lost would otherwise keep the demo
+        /// waiting for ever.
         mutating func read(until done: (ChatConnection.Event) -> Bool, limit: Duration = .seconds(60)) async throws {
             let connection = self.connection
-            let watchdog = Task {
-                try await Task.sleep(for: limit)
+            let watchdog = Task { () -> Bool in
+                do { try await Task.sleep(for: limit) } catch { return false }
                 connection.stop()
+                return true
             }
             defer { watchdog.cancel() }
             while let event = await iterator.next() {
@@ -86,7 +88,8 @@ extension ChatDemo {
                 }
                 if done(event) { return }
             }
-            throw WaitedTooLong(name: name, limit: limit)
+            watchdog.cancel()
+            throw WaitedTooLong(name: name, limit: limit, timedOut: await watchdog.value)
         }
 
         /// How many rows show `text`.
@@ -102,9 +105,15 @@ extension ChatDemo {
     struct WaitedTooLong: Error, CustomStringConvertible {
         /// The listener that waited.
         let name: String
-        /// How long it waited.
+        /// How long it could wait.
         let limit: Duration
-        var description: String { "the \(name) saw no awaited chat event within \(limit.components.seconds) s (its connection was stopped)" }
+        /// Whether the limit ended the wait (`false`: the connection ended first, having given up).
+        let timedOut: Bool
+        var description: String {
+            timedOut
+                ? "the \(name) saw no awaited chat event within \(limit.components.seconds) s (its connection was stopped)"
+                : "the \(name)'s connection gave up before the awaited chat event came"
+        }
     }
 }
 
