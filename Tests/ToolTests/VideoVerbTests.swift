@@ -73,8 +73,11 @@ struct VideoVerbTests {
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
         let end = try await process.start()
+        let pid = process.processIdentifier
         // Kill once 2.5 MB have streamed out: past two index writes, mid-way through a third.
-        // The blocking reads on a thread of their own, not on the task pool.
+        // The blocking reads on a thread of their own, not on the task pool, and the kill from
+        // that thread at once: the 1.5 MB left take 1.5 s, and a hop back to a loaded task pool
+        // under Thread Sanitizer once took longer (the whole file was stored before the kill).
         let received = try await onOwnThread { [pipe] in
             var received = Data()
             while received.count < 2_500_000 {
@@ -82,9 +85,9 @@ struct VideoVerbTests {
                 if chunk.isEmpty { break }
                 received.append(chunk)
             }
+            kill(pid, SIGKILL)
             return received
         }
-        kill(process.processIdentifier, SIGKILL)
         await end.wait()
         #expect(process.terminationReason == .uncaughtSignal)
         #expect(received.count >= 2_500_000 && received == file[0..<received.count])
