@@ -74,6 +74,17 @@ struct ChildServerLifetimeTests {
         #expect(seenWhileHeld, "round \(round): a short child's end was seen only once the long-lived ones ended")
     }
 
+    /// A child that cannot start (no such program) is a thrown error from `start()`, twice in a
+    /// row. Its `ProcessEnd` is let go on that path; the crash a group freed while entered was
+    /// said to cause did not happen here without that (this test passed either way).
+    @Test func aChildThatCannotStartIsAThrownErrorNotACrash() async throws {
+        for _ in 0..<2 {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/nonexistent/douyinkit-no-such-program")
+            await #expect(throws: (any Error).self) { try await process.start() }
+        }
+    }
+
     /// A child that never ends is ended at its time limit, and the result says so.
     @Test func aChildPastItsTimeLimitIsEndedBySignal() async throws {
         let result = try await Tool.run(["3600"], executable: URL(fileURLWithPath: "/bin/sleep"), timeLimit: .milliseconds(200))
