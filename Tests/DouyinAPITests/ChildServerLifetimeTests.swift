@@ -29,8 +29,10 @@ struct ChildServerLifetimeTests {
     /// another's end hides that one's exit for as long as it lives: a whole-suite run once stood
     /// still on two `waitUntilExit()`s of backends left as zombies. Here twenty-four long-lived
     /// children (`cat`, until their stdin closes) start together with forty-eight `true`s, and
-    /// every `true` must be seen to end while the `cat`s still live. The `cat`s are let go after
-    /// 30 s whatever happens, so a hidden end fails the test instead of hanging it. Without the
+    /// every `true` must be seen to end while the `cat`s still live. The `cat`s are let go when the
+    /// test's time limit cancels it, so a hidden end fails the test instead of hanging it. (A
+    /// first version let them go after 30 s, and failed in CI on a machine that stood still
+    /// longer than that: a timing assertion in disguise.) Without the
     /// spawn lock it failed 1 run of 2 (a first version, counting the Unix sockets each `cat`
     /// held, failed 4 of 4, but in a whole-suite run other code's socket pairs, made outside
     /// the lock, leaked in too and it failed with the lock as well).
@@ -61,14 +63,15 @@ struct ChildServerLifetimeTests {
             letGo.withLock { $0 = true }
             for holder in holders { try? holder.input.fileHandleForWriting.close() }
         }
-        // A hang guard, not the assertion: it only turns a hidden end into the failure below.
-        let hangGuard = Task {
-            try await Task.sleep(for: .seconds(30))
+        // No timer races the ends: a loaded machine may take any time to report them. Only the
+        // test's time limit, which cancels this task, lets the `cat`s go before every end was
+        // seen, and so turns a hidden end into the failure below instead of a hang.
+        await withTaskCancellationHandler {
+            for end in shortEnds.withLock({ $0 }) { await end.wait() }
+        } onCancel: {
             release()
         }
-        for end in shortEnds.withLock({ $0 }) { await end.wait() }
         let seenWhileHeld = !letGo.withLock { $0 }
-        hangGuard.cancel()
         release()
         for end in holderEnds.withLock({ $0 }) { await end.wait() }
         #expect(seenWhileHeld, "round \(round): a short child's end was seen only once the long-lived ones ended")
