@@ -104,7 +104,7 @@ let package = Package(
         .executableTarget(name: "douyinkit-bench", dependencies: ["DouyinKit", "CWebP", "DouyinSupport", "DouyinBackendLauncher", "DouyinTestSupport"], swiftSettings: swiftSettings),
         // Test-only helpers (fixture paths, nginx harness, manual clock; re-exports the backend
         // launcher); never re-exported by a library.
-        .target(name: "DouyinTestSupport", dependencies: ["DouyinLogging", "DouyinSupport", "DouyinBackendLauncher"], path: "Tests/DouyinTestSupport", swiftSettings: swiftSettings),
+        .target(name: "DouyinTestSupport", dependencies: ["DouyinAPI", "DouyinLogging", "DouyinSupport", "DouyinBackendLauncher"], path: "Tests/DouyinTestSupport", swiftSettings: swiftSettings),
         .testTarget(
             name: "DouyinSupportTests",
             dependencies: ["DouyinSupport", "DouyinTestSupport"],

@@ -11,7 +11,7 @@ import Testing
 /// Issue 26 §2: an access token renewed once for every call a burst of 401s answers.
 // The time limit is a guard, not a measure (a run takes ~3 s): a client that never lets calls
 // wait for one refresh would leave the tests' waits unanswered, and they fail there instead.
-@Suite("Authentication: one refresh for many 401s, against the backend's expiring token", .timeLimit(.minutes(2)))
+@Suite("Authentication: one refresh for many 401s, against the backend's expiring token", .timeLimit(.minutes(HangGuard.minutes)))
 struct AuthenticationTests {
     /// An opening the test holds shut until it chooses (a refresh held while calls pile up).
     /// Any number of tasks may wait at it: a broken client that runs many refreshes must fail
@@ -41,7 +41,7 @@ struct AuthenticationTests {
     /// first attempt gets 401); a refresh waits at `gate`, counts itself, then asks the
     /// backend's `auth/token` through a client of its own.
     static func authentication(_ backend: LocalBackend, gate: Gate, refreshes: LockedBox<[String]>) -> Authentication {
-        let issuer = APIClient(baseURL: backend.baseURL)
+        let issuer = APIClient(baseURL: backend.baseURL, configuration: .patient)
         return Authentication(token: { "never-issued" }, refresh: { rejected in
             refreshes.withLock { $0.append(rejected) }
             await gate.wait()
@@ -144,7 +144,7 @@ struct AuthenticationTests {
         let backend = try await LocalBackend.start()
         defer { backend.stop() }
         try await backendAuth(backend, ["enabled": true])
-        let issued = try await APIClient(baseURL: backend.baseURL).value(.token).token
+        let issued = try await APIClient(baseURL: backend.baseURL, configuration: .patient).value(.token).token
         let client = makeClient(backend) { $0.authentication = Authentication(token: { issued }, refresh: { _ in issued }) }
         let user = try await client.send(.user(uid: Known.uid))
         #expect(user.value.uid == Known.uid)

@@ -107,9 +107,9 @@ struct ChildServerLifetimeTests {
         #expect(port > 0)
         // What the kernel does for a test process that dies: the pipe's only writer goes away.
         try input.fileHandleForWriting.close()
-        // A hang guard, not the assertion: a backend still running after 60 s is ended by
+        // A hang guard, not the assertion: a backend still running after 300 s is ended by
         // signal, which the reason below then reports.
-        DispatchQueue.global().asyncAfter(deadline: .now() + 60) { if process.isRunning { process.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 300) { if process.isRunning { process.terminate() } }
         await end.wait()
         #expect(process.terminationReason == .exit)
         #expect(process.terminationStatus == 0)

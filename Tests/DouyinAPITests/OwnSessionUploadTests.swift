@@ -14,9 +14,9 @@ import FoundationNetworking
 ///
 /// The uploads here allow 300 s, not the default 10: this path rides Swift concurrency's pool
 /// and FoundationNetworking's async API, both on the global dispatch queue on Linux, and a
-/// suite running beside this one (DownloaderTests) fills that queue with spinners for up to
-/// 30 s on purpose; the answer then comes after the spinners stop (seen: a 10 s deadline
-/// expired in every run beside DouyinCacheTests, never alone). Under Thread Sanitizer, with
+/// suite that once ran beside this one filled that queue with spinners for up to 30 s on
+/// purpose (seen: a 10 s deadline expired in every run beside it, never alone; that suite,
+/// PoolStarvationTests, now runs in a process of its own). Under Thread Sanitizer, with
 /// every suite starting at once, the first tests of the fresh-clone run finished only after
 /// 84-130 s and a 60 s deadline expired here. The deadline is a guard against a hang, not what
 /// these tests check (the stalled-upload test below checks the deadline itself).

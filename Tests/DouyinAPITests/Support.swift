@@ -13,9 +13,10 @@ enum Known {
     static let fixtureUDID = "9f78a27d53d3ddf798a77d331c450001"
 }
 
-/// A client of `backend` with short waits so failures show quickly; retries on `clock`.
+/// A client of `backend` (``APIClient/Configuration/patient``, then `configure`); retries wait
+/// on `clock`.
 func makeClient(_ backend: LocalBackend, clock: TestClock = TestClock(), configure: (inout APIClient.Configuration) -> Void = { _ in }) -> APIClient {
-    var configuration = APIClient.Configuration()
+    var configuration = APIClient.Configuration.patient
     configure(&configuration)
     return APIClient(baseURL: backend.baseURL, configuration: configuration, clock: clock, random: { 0.999 })
 }

@@ -17,10 +17,10 @@ struct ChaosTests {
         }
         // A half-second heartbeat and pong timeout find the silent connection quickly (a pong
         // late under load only adds a reconnect, which the exactly-once check covers); a short
-        // backoff cap keeps a dozen reconnects to seconds. 120 s only bounds a hang (~3 s here).
+        // backoff cap keeps a dozen reconnects to seconds. 600 s only bounds a hang (~3 s here).
         let result: Tool.Result
         do {
-            result = try await Tool.run(["chat", "listen", "ws://127.0.0.1:\(port)/douyin/groupchat", "--count", "\(total)", "--timeout", "120",
+            result = try await Tool.run(["chat", "listen", "ws://127.0.0.1:\(port)/douyin/groupchat", "--count", "\(total)", "--timeout", "600",
                                          "--heartbeat", "0.5", "--pong-timeout", "0.5", "--retry-cap", "0.3", "--verbose"])
             await stopServer(process, end: end, input: input)
         } catch {

@@ -13,7 +13,7 @@ struct ChatBackendTests {
         let backend = try await LocalBackend.start()
         defer { backend.stop() }
         let clock = TestClock()
-        let api = APIClient(baseURL: backend.baseURL, clock: TestClock())
+        let api = APIClient(baseURL: backend.baseURL, configuration: .patient, clock: TestClock())
         let connection = ChatConnection(url: backend.groupChatURL, udid: "listener", history: api,
                                         transport: POSIXWebSocketTransport(), clock: clock, random: SeededRandom(seed: 77))
         var iterator = connection.events.makeAsyncIterator()
@@ -55,7 +55,7 @@ struct ChatBackendTests {
         let backend = try await LocalBackend.start()
         defer { backend.stop() }
         try backend.pauseAfterWebSocketUpgrade(seconds: 2)
-        let api = APIClient(baseURL: backend.baseURL)
+        let api = APIClient(baseURL: backend.baseURL, configuration: .patient)
         let connection = ChatConnection(url: backend.groupChatURL, udid: "poster", history: api, transport: POSIXWebSocketTransport())
         defer { connection.stop() }
         var iterator = connection.events.makeAsyncIterator()
@@ -94,7 +94,7 @@ struct ChatBackendTests {
         let backend = try await LocalBackend.start()
         defer { backend.stop() }
         try backend.respond(status: 200, body: #"{"code": 2001, "message": "no such group"}"#)
-        let api = APIClient(baseURL: backend.baseURL, clock: TestClock())
+        let api = APIClient(baseURL: backend.baseURL, configuration: .patient, clock: TestClock())
         await #expect {
             _ = try await api.latestMessages()
         } throws: { error in

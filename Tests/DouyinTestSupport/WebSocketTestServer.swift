@@ -56,7 +56,9 @@ public final class WebSocketTestServer: @unchecked Sendable {
 
     /// The close code the client sent after the raw server's violation at `path` ("none" if none in 5 s).
     public func lastClose(_ path: String) async throws -> String {
-        let (data, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(rawPort)/lastclose?path=\(path)")!)
+        // The server waits up to 120 s for that close frame; the request outlasts it.
+        let request = URLRequest(url: URL(string: "http://127.0.0.1:\(rawPort)/lastclose?path=\(path)")!, timeoutInterval: 300)
+        let (data, _) = try await URLSession.shared.data(for: request)
         return String(decoding: data, as: UTF8.self)
     }
 }

@@ -75,7 +75,9 @@ final class RawClient: @unchecked Sendable {
     init(port: Int) throws {
         guard let fd = connectLoopback(port: port) else { throw POSIXError(.ECONNREFUSED) }
         self.fd = fd
-        var timeout = timeval(tv_sec: 60, tv_usec: 0)
+        // A hang guard, far above what a loaded machine takes (a whole-suite pass on two cores
+        // has stood still for 80 s): an answer that never comes reads as closed.
+        var timeout = timeval(tv_sec: 300, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }

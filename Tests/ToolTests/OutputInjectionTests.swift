@@ -69,7 +69,7 @@ struct OutputInjectionTests {
     @Test func chatListenNeverPrintsAMessageFromABrokenHandshake() async throws {
         let server = try await WebSocketTestServer.shared.value()
         // A 101 with a Sec-WebSocket-Protocol nobody asked for, then a GroupChat (issue 21 item 20).
-        let result = try await Tool.run(["chat", "listen", server.rawURL("/raw/answer?case=protocol").absoluteString, "--count", "1", "--timeout", "2"])
+        let result = try await Tool.run(["chat", "listen", server.rawURL("/raw/answer?case=protocol").absoluteString, "--count", "1", "--timeout", "10"])
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty, "printed the attacker's message: \(result.stdout)")
         #expect(result.stderr.contains(#"error: invalid WebSocket handshake answer: the server chose the subprotocol "chat" (none was offered)"#), "\(result.stderr)")

@@ -58,7 +58,10 @@ struct VideoVerbTests {
     }
 
     @Test func aProcessKilledWhileWritingLeavesACacheThatReadsCorrectly() async throws {
-        let nginx = try await NginxOrigin.start(extraLocations: "location /slow/ { limit_rate 1m; }")
+        // Each request's first 2.6 MB at full speed, then 1 KB/s: the kill below has all the
+        // time it takes to land before the file is whole (at 1 MB/s it had 1.5 s, which a loaded
+        // machine once missed), and the refetch of the rest (under 2.6 MB) goes at full speed.
+        let nginx = try await NginxOrigin.start(extraLocations: "location /slow/ { limit_rate_after 2600k; limit_rate 1k; }")
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let file = videoBytes(4_000_000)
@@ -76,8 +79,7 @@ struct VideoVerbTests {
         let pid = process.processIdentifier
         // Kill once 2.5 MB have streamed out: past two index writes, mid-way through a third.
         // The blocking reads on a thread of their own, not on the task pool, and the kill from
-        // that thread at once: the 1.5 MB left take 1.5 s, and a hop back to a loaded task pool
-        // under Thread Sanitizer once took longer (the whole file was stored before the kill).
+        // that thread at once.
         let received = try await onOwnThread { [pipe] in
             var received = Data()
             while received.count < 2_500_000 {
@@ -135,7 +137,10 @@ struct VideoVerbTests {
     /// to delete the first one's data file at start-up; a third run then read zeros.
     @Test(.timeLimit(.minutes(HangGuard.minutes)))
     func twoProcessesOneDirectoryNeverServeZeros() async throws {
-        let nginx = try await NginxOrigin.start(extraLocations: "location /slow/ { limit_rate 500k; }")
+        // The first process's whole-file request (bytes=0-…) at 100 KB/s, 30 s in all, so it
+        // still streams when the second starts however loaded the machine (at 500 KB/s it had
+        // 6 s); the second's own request at full speed.
+        let nginx = try await NginxOrigin.start(extraLocations: #"location /slow/ { set $rate 0; if ($http_range ~ "^bytes=0-") { set $rate 100k; } limit_rate $rate; }"#)
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let file = videoBytes(3_000_000)
@@ -152,7 +157,7 @@ struct VideoVerbTests {
         first.standardError = FileHandle.nullDevice
         let firstEnd = try await first.start()
         // Its first bytes out mean it holds the entry and has made its data file (no index yet:
-        // the first is written after 1 MB, two seconds in).
+        // the first is written after 1 MB, ten seconds in).
         var streamed = try await onOwnThread { [pipe] in pipe.fileHandleForReading.availableData }
         #expect(!streamed.isEmpty)
         let rest = Task { try await onOwnThread { [pipe] in pipe.fileHandleForReading.readDataToEndOfFile() } }

@@ -24,6 +24,10 @@ from ws_protocol import AsyncPeer, until_stdin_closes
 GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 CLOSES = {}        # raw path -> close code the client sent
 CLOSE_EVENTS = {}  # raw path -> asyncio.Event
+# Seconds the server waits for a client's pong or close frame (and /lastclose for it) before it
+# reports none: a guard against a client that never answers, far above what a loaded machine
+# takes (a whole-suite test run on two cores has stood still for 80 s; 5 s waits were here).
+PATIENCE = 120
 PUSH_COUNTS = {}   # /count?name=N -> connections so far
 
 
@@ -61,7 +65,7 @@ async def behave(ws, route, args, request):
         ws.send_fragments([text[i:i + piece] for i in range(0, len(text), piece)])
         await ws.wait_closed()
     elif route == "/ping":
-        await ws.ping(b"srv1", 5)
+        await ws.ping(b"srv1", PATIENCE)
         ws.send("pong-ok")
         await ws.wait_closed()
     elif route == "/close":
@@ -72,10 +76,13 @@ async def behave(ws, route, args, request):
         ws.abort()
     elif route == "/push":
         # Pushes `count` GroupChats with ids `<prefix><n>`, then stays open; a connection
-        # counter per name lets a test see reconnections.
+        # counter per name lets a test see reconnections. With `grow=1` each later connection
+        # of the name pushes one more (the k-th pushes count + k - 1), so a client that
+        # reconnects after a drop sees a message only a reconnection can bring.
         name = args.get("name", "default")
         PUSH_COUNTS[name] = PUSH_COUNTS.get(name, 0) + 1
-        for n in range(int(args.get("count", 3))):
+        extra = PUSH_COUNTS[name] - 1 if args.get("grow") == "1" else 0
+        for n in range(int(args.get("count", 3)) + extra):
             ws.send(groupchat(f"{args.get('prefix', 'm')}{n}", f"message {n} [微笑]", 1_600_000_000 + n))
         if args.get("then") == "drop":
             await asyncio.sleep(0.05)
@@ -223,7 +230,7 @@ async def raw_client(reader, writer):
             target = args["path"]
             event = CLOSE_EVENTS.setdefault(target, asyncio.Event())
             try:
-                await asyncio.wait_for(event.wait(), 5)
+                await asyncio.wait_for(event.wait(), PATIENCE)
                 body = str(CLOSES[target]).encode()
             except asyncio.TimeoutError:
                 body = b"none"
@@ -307,7 +314,7 @@ async def raw_client(reader, writer):
                 assert message.endswith(b"\x00\x00\xff\xff")
                 writer.write(frame(1, message[:-4], rsv=4))
             await writer.drain()
-            opcode, _, payload = await asyncio.wait_for(read_client_frame(reader), 30)
+            opcode, _, payload = await asyncio.wait_for(read_client_frame(reader), PATIENCE)
             CLOSES[route] = struct.unpack("!H", payload[:2])[0] if opcode == 8 and len(payload) >= 2 else -opcode
             CLOSE_EVENTS.setdefault(route, asyncio.Event()).set()
             return
@@ -331,7 +338,7 @@ async def raw_client(reader, writer):
         if route in VIOLATIONS:
             writer.write(VIOLATIONS[route]())
             await writer.drain()
-            opcode, _, payload = await asyncio.wait_for(read_client_frame(reader), 5)
+            opcode, _, payload = await asyncio.wait_for(read_client_frame(reader), PATIENCE)
             CLOSES[route] = struct.unpack("!H", payload[:2])[0] if opcode == 8 and len(payload) >= 2 else -opcode
             CLOSE_EVENTS.setdefault(route, asyncio.Event()).set()
             return
