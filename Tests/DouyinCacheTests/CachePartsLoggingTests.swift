@@ -94,10 +94,14 @@ struct CachePartsLoggingTests {
         }
     }
 
-    @Test func thePrefetcherLogsStartsEndsFailuresAndCancellationsOnTheCachesHook() async throws {
-        let origin = try await NginxOrigin.start(extraLocations: "location /slow/ { limit_rate 20k; }")
+    @Test(.timeLimit(.minutes(HangGuard.minutes)))
+    func thePrefetcherLogsStartsEndsFailuresAndCancellationsOnTheCachesHook() async throws {
+        // 1 KB/s: a 500 KB prefetch cannot end (for 8 minutes) before the test stops it, however
+        // late a loaded machine runs the test (2 MB at 20 kB/s gave it 100 s); one the stop missed
+        // still ends, and the checks below then fail.
+        let origin = try await NginxOrigin.start(extraLocations: "location /slow/ { limit_rate 1k; }")
         try origin.serve(Data(count: 5_000), at: "/fast.webp")
-        for index in 0..<2 { try origin.serve(Data(count: 2_000_000), at: "/slow/\(index).bin") }
+        for index in 0..<2 { try origin.serve(Data(count: 500_000), at: "/slow/\(index).bin") }
         let recorder = LogRecorder()
         try await withTemporaryDirectory { folder in
             let cache = try TwoTierCache(directory: folder.url, configuration: .init(log: recorder.handler))
@@ -111,10 +115,10 @@ struct CachePartsLoggingTests {
             let failed = try #require(recorder.events("prefetch failed").first)
             #expect(failed.level == .notice && failed.metadata["url"] == missing.absoluteString)
 
-            // 2 MB at 20 kB/s: the first runs far longer than this test; the second waits.
+            // The first slow one runs until stopped; the second waits.
             let slow = (0..<2).map { origin.url("/slow/\($0).bin") }
             prefetcher.startPrefetching(with: slow)
-            while cache.waiterCount(for: slow[0]) < 1 { await Task.yield() }
+            #expect(await waitUntil { cache.waiterCount(for: slow[0]) >= 1 }, "the first slow prefetch waits on its download")
             prefetcher.stopAll()
             await prefetcher.idle()
             #expect(recorder.events("prefetch started").compactMap { $0.metadata["url"] } == [fast, missing, slow[0]].map(\.absoluteString))

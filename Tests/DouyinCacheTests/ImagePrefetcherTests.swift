@@ -49,18 +49,21 @@ struct ImagePrefetcherTests {
         }
     }
 
-    @Test func stoppingDropsWaitingPrefetchesAndCancelsRunningOnes() async throws {
+    @Test(.timeLimit(.minutes(HangGuard.minutes)))
+    func stoppingDropsWaitingPrefetchesAndCancelsRunningOnes() async throws {
         try await withTemporaryDirectory { folder in
-            let origin = try await NginxOrigin.start(extraLocations: "location /slow/ { limit_rate 50k; }")
+            // 500 KB at 1 KB/s: the first prefetch cannot end (for 8 minutes) before the stop,
+            // however late a loaded machine runs this test (2 MB at 50 kB/s gave it 40 s); one the
+            // stop missed still ends, and the checks below then fail.
+            let origin = try await NginxOrigin.start(extraLocations: "location /slow/ { limit_rate 1k; }")
             let urls = try (0..<4).map { index in
-                try origin.serve(Data(count: 2_000_000), at: "/slow/\(index).bin")
+                try origin.serve(Data(count: 500_000), at: "/slow/\(index).bin")
                 return origin.url("/slow/\(index).bin")
             }
             let cache = try TwoTierCache(directory: folder.url)
             let prefetcher = try ImagePrefetcher(cache: cache, configuration: .init(maxConcurrentPrefetches: 1))
             prefetcher.startPrefetching(with: urls)
-            // 2 MB at 50 kB/s: the first prefetch runs for 40 s, far longer than this wait.
-            while cache.waiterCount(for: urls[0]) < 1, prefetcher.statistics.completed + prefetcher.statistics.failed == 0 { await Task.yield() }
+            #expect(await waitUntil { cache.waiterCount(for: urls[0]) >= 1 }, "the first prefetch waits on its download")
 
             prefetcher.stopAll()
             await prefetcher.idle()
@@ -74,26 +77,29 @@ struct ImagePrefetcherTests {
         }
     }
 
-    @Test func prefetchesQueueBehindAVisibleFetch() async throws {
+    @Test(.timeLimit(.minutes(HangGuard.minutes)))
+    func prefetchesQueueBehindAVisibleFetch() async throws {
         try await withTemporaryDirectory { folder in
-            // Given: a downloader with one slot, busy with a download far too slow to finish
-            // during the test (400 KB at 10 kB/s), and two prefetches queued behind it. The test
-            // ends the busy download itself once everything is queued: with a faster origin, a
-            // task pool kept busy by other suites under Thread Sanitizer let it finish before
-            // both prefetches were queued (fresh-clone make test).
-            let origin = try await NginxOrigin.start(extraLocations: "location /slow/ { limit_rate 200k; } location /stuck/ { limit_rate 10k; }")
+            // Given: a downloader with one slot, busy with a download that cannot end during the
+            // test (500 KB at 1 KB/s: 8 minutes), and two prefetches queued behind it. The
+            // test ends the busy download itself once everything is queued: with a faster origin
+            // (400 KB at 10 kB/s), a task pool kept busy by other suites under Thread Sanitizer
+            // let it finish before both prefetches were queued (fresh-clone make test), and the
+            // waits for the queue could then spin for ever.
+            let origin = try await NginxOrigin.start(extraLocations: "location /slow/ { limit_rate 200k; } location /stuck/ { limit_rate 1k; }")
             for name in ["p0", "p1", "visible"] { try origin.serve(Data(count: 400_000), at: "/slow/\(name).bin") }
-            try origin.serve(Data(count: 400_000), at: "/stuck/busy.bin")
+            try origin.serve(Data(count: 500_000), at: "/stuck/busy.bin")
             let cache = try TwoTierCache(directory: folder.url, configuration: .init(downloader: .init(maxConcurrentDownloads: 1)))
+            let queue = cache.downloader.queue
             let busy = Task { try await cache.fetch(origin.url("/stuck/busy.bin")) }
-            while cache.downloader.queue.operationCount < 1 { await Task.yield() }
+            try #require(await waitUntil { queue.operationCount >= 1 }, "the busy download is queued")
             let prefetcher = ImagePrefetcher(cache: cache)
             prefetcher.startPrefetching(with: [origin.url("/slow/p0.bin"), origin.url("/slow/p1.bin")])
-            while cache.downloader.queue.operationCount < 3 { await Task.yield() }
+            try #require(await waitUntil { queue.operationCount >= 3 }, "both prefetches are queued")
 
             // When: a visible fetch is asked after them, and then the slot frees.
             async let visible = cache.fetch(origin.url("/slow/visible.bin"))
-            while cache.downloader.queue.operationCount < 4 { await Task.yield() }
+            try #require(await waitUntil { queue.operationCount >= 4 }, "the visible fetch is queued")
             busy.cancel()
             _ = try await visible
             await prefetcher.idle()

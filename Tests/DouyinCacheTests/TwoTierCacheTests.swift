@@ -2,6 +2,9 @@ import DouyinCache
 import DouyinSupport
 import DouyinTestSupport
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Testing
 
 @Suite("TwoTierCache against a real nginx", .serialized)
@@ -10,7 +13,12 @@ struct TwoTierCacheTests {
     let folder: TemporaryDirectory
 
     init() async throws {
-        origin = try await NginxOrigin.start(extraLocations: "location /slow/ { limit_rate 200k; }")
+        // `/stall/`: the first 300 KB at once, then 1 KB/s, so a transfer the test cuts cannot
+        // end before the cut, however late a loaded machine runs the test.
+        origin = try await NginxOrigin.start(extraLocations: """
+            location /slow/ { limit_rate 200k; }
+            location /stall/ { limit_rate_after 300k; limit_rate 1k; }
+            """)
         folder = try TemporaryDirectory()
     }
 
@@ -70,10 +78,13 @@ struct TwoTierCacheTests {
         await #expect(throws: CacheError.httpStatus(404, url: url.absoluteString)) { try await cache.data(for: url) }
     }
 
-    @Test func serverStoppedMidwayIsAnErrorWithNothingHalfStored() async throws {
+    @Test(.timeLimit(.minutes(HangGuard.minutes)))
+    func serverStoppedMidwayIsAnErrorWithNothingHalfStored() async throws {
         defer { folder.remove() }
-        try origin.serve(Data(count: 2_000_000), at: "/slow/big.mp4")
-        let url = origin.url("/slow/big.mp4")
+        // Stalled after 300 KB: the 1.7 MB left take half an hour, so the stop always comes
+        // mid-body (at 200 kB/s it had to come within 10 s).
+        try origin.serve(Data(count: 2_000_000), at: "/stall/big.mp4")
+        let url = origin.url("/stall/big.mp4")
         let cache = try TwoTierCache(directory: folder.url)
         let started = AsyncStream<Void>.makeStream()
         let downloader = cache.downloader
@@ -100,30 +111,45 @@ struct TwoTierCacheTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { !$0.hasPrefix(".") }.isEmpty)
     }
 
-    @Test func aCancelledWaiterLeavesTheOthersWaiting() async throws {
+    @Test(.timeLimit(.minutes(HangGuard.minutes)))
+    func aCancelledWaiterLeavesTheOthersWaiting() async throws {
         defer { folder.remove() }
-        // 2.4 MB at 200 kB/s: about 12 s, so both waiters join long before it ends even on a
-        // loaded machine (300 KB, mostly sent in nginx's first burst, once finished before the
-        // second waiter joined; 1.2 MB did too once under Thread Sanitizer in a whole run).
-        try origin.serve(Data(count: 2_400_000), at: "/slow/shared.mp4")
-        let url = origin.url("/slow/shared.mp4")
-        let cache = try TwoTierCache(directory: folder.url)
+        // An origin that holds its answer until the quitter's wait has ended: nginx can only
+        // slow a transfer down, and at any rate a loaded machine has let the download end before
+        // the second waiter joined or before the cancel (2.4 MB at 200 kB/s gave them 12 s; a
+        // whole-suite run has stood still for 80). The downloader waits for that held answer as
+        // long as the test does (600 s, not the session's default 60 s without a byte). Were the
+        // quitter's wait never to end, the answer is sent after the bound and reaching the
+        // quitter fails the test (rather than hanging it).
+        let body = Data(count: 300_000)
+        let held = DispatchSemaphore(value: 0)
+        let server = try ScriptedHTTPServer { _, _ in
+            held.wait()
+            held.signal()  // once open, every later answer passes too
+            return .whole(body)
+        }
+        defer {
+            held.signal()
+            server.stop()
+        }
+        let session = URLSessionConfiguration.ephemeral
+        session.timeoutIntervalForRequest = 600
+        let cache = TwoTierCache(disk: nil, downloader: Downloader(sessionConfiguration: session))
+        let url = server.url("/shared.mp4")
         let quitter = Task { try await cache.data(for: url) }
         let stayer = Task { try await cache.data(for: url) }
         // Both must have joined first: a quitter that cancelled alone stopped the download, and
         // the stayer's later join rightly started a second one (failed once under load in CI).
-        while cache.waiterCount(for: url) < 2 {
-            // Bounded: a download that already ended (stored or failed) leaves no flight to join.
-            guard cache.cachedData(for: url) == nil, cache.statistics.downloadFailures == 0 else {
-                Issue.record("the download ended before both waiters joined: the origin is too fast for this test")
-                return
-            }
-            await Task.yield()
+        guard await waitUntil({ cache.waiterCount(for: url) == 2 }) else {
+            Issue.record("the two waiters never both joined (\(cache.waiterCount(for: url)) waiting)")
+            return
         }
         quitter.cancel()
+        _ = await waitUntil { cache.waiterCount(for: url) == 1 }
+        held.signal()
         await #expect(throws: CancellationError.self) { try await quitter.value }
-        #expect(try await stayer.value.count == 2_400_000)
-        #expect(requests(to: "/slow/shared.mp4") == 1)
+        #expect(try await stayer.value == body)
+        #expect(server.requests().count == 1)
     }
 
     @Test func whenEveryWaiterCancelsTheDownloadStops() async throws {

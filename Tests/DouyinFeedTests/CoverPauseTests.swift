@@ -63,16 +63,38 @@ actor OriginGate {
 
 @Suite("Cover pipeline: a shown cover pauses for one still waiting", .serialized)
 struct CoverPauseTests {
-    /// Given one download slot and covers A then B (80 KB each at 2 KB/s: slow enough that A
-    /// cannot finish before B waits, even when a loaded machine starts B's task late; at
-    /// 64 KB/s a fresh-clone run saw A done first, and at 8 KB/s one under Thread Sanitizer,
-    /// whose task pool stayed busy for over 10 s): A shows its frame while B waits for the slot, so A pauses and B gets the slot; B's fetch is held at the gate
-    /// until the test has looked (A is then certainly paused: B could not have started before).
+    /// The fewest leading bytes of A that show its first frame (in 64-byte steps).
+    static let aFrameBytes: Int = {
+        let file = (try? Fixtures.data("webp/bench/cover-lossy-0.webp")) ?? Data()
+        var count = 64
+        while count < file.count, (try? WebPAnimation.firstFrame(ofPartialData: file.prefix(count))) == nil { count += 64 }
+        return count
+    }()
+
+    /// Given one download slot and covers A then B: A shows its frame while B waits for the
+    /// slot, so A pauses and B gets the slot; B's fetch is held at the gate until the test has
+    /// looked (A is then certainly paused: B could not have started before).
+    ///
+    /// A's first answer (a Range from byte 0) sends the bytes of its frame (and 4 KB more) at
+    /// once, then 128 bytes a second: A cannot finish before B waits, for about 9 minutes,
+    /// however late a loaded machine starts B's task (at 2 KB/s it had ~40 s; at 64 KB/s a
+    /// fresh-clone run saw A done first, and at 8 KB/s one under Thread Sanitizer), yet a piece
+    /// still comes each second to pause it at (without sendfile, which rounds each send up to a
+    /// 4 KB page: one a minute at this rate). A's resume asks from a later byte and runs at full
+    /// speed, as does B (outside `/slow/`).
     func run(changeAWhilePaused: Bool) async throws -> (nginx: NginxOrigin, gate: OriginGate, covers: CoverPipeline, images: TwoTierCache, a: URL, b: URL, folder: TemporaryDirectory) {
-        let nginx = try await NginxOrigin.start(extraLocations: "location /slow/ { limit_rate 2k; sendfile_max_chunk 2k; }")
+        let nginx = try await NginxOrigin.start(extraLocations: """
+            location /slow/ {
+                sendfile off;
+                set $rate 0;
+                if ($http_range ~ "^bytes=0-") { set $rate 128; }
+                limit_rate_after \(Self.aFrameBytes + 4096);
+                limit_rate $rate;
+            }
+            """)
         try nginx.serve(try Fixtures.data("webp/bench/cover-lossy-0.webp"), at: "/slow/a.webp")
-        try nginx.serve(try Fixtures.data("webp/bench/cover-lossy-1.webp"), at: "/slow/b.webp")
-        let a = nginx.url("/slow/a.webp"), b = nginx.url("/slow/b.webp")
+        try nginx.serve(try Fixtures.data("webp/bench/cover-lossy-1.webp"), at: "/b.webp")
+        let a = nginx.url("/slow/a.webp"), b = nginx.url("/b.webp")
         let folder = try TemporaryDirectory()
         let images = try TwoTierCache(directory: folder.appending("images"))
         let gate = OriginGate(holding: b)
@@ -99,7 +121,8 @@ struct CoverPauseTests {
         return (nginx, gate, covers, images, a, b, folder)
     }
 
-    @Test func aShownCoverPausesForAWaitingOneAndFinishesWithARangeRequest() async throws {
+    @Test(.timeLimit(.minutes(HangGuard.minutes)))
+    func aShownCoverPausesForAWaitingOneAndFinishesWithARangeRequest() async throws {
         let run = try await run(changeAWhilePaused: false)
         defer { run.folder.remove() }
         // Then: A, B, then the rest of A from the bytes held, validated by A's ETag.
@@ -116,7 +139,8 @@ struct CoverPauseTests {
         #expect(run.covers.statistics.downloads == 2 && run.covers.statistics.pausedDownloads == 1)
     }
 
-    @Test func aCoverThatChangedWhilePausedIsStoredWholeNeverSpliced() async throws {
+    @Test(.timeLimit(.minutes(HangGuard.minutes)))
+    func aCoverThatChangedWhilePausedIsStoredWholeNeverSpliced() async throws {
         let run = try await run(changeAWhilePaused: true)
         defer { run.folder.remove() }
         // If-Range fails on the new ETag: nginx answers 200 with the whole new file, which is

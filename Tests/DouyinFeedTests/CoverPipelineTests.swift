@@ -1,17 +1,19 @@
 import DouyinCache
 import DouyinFeed
 import DouyinTestSupport
+import DouyinVideoCache
 import DouyinWebP
 import Foundation
 import Testing
 
 @Suite("Cover pipeline against nginx", .serialized)
 struct CoverPipelineTests {
-    static func pipeline(_ folder: TemporaryDirectory, maxDownloads: Int = 4) throws -> (CoverPipeline, TwoTierCache) {
+    static func pipeline(_ folder: TemporaryDirectory, maxDownloads: Int = 4,
+                         origin: any VideoOrigin = URLSessionOrigin()) throws -> (CoverPipeline, TwoTierCache) {
         let images = try TwoTierCache(directory: folder.appending("images"))
         var configuration = CoverPipeline.Configuration()
         configuration.maxConcurrentDownloads = maxDownloads
-        return (try CoverPipeline(imageCache: images, configuration: configuration), images)
+        return (try CoverPipeline(imageCache: images, origin: origin, configuration: configuration), images)
     }
 
     @Test func firstFrameArrivesWhileTheFileIsStillDownloading() async throws {
@@ -67,26 +69,33 @@ struct CoverPipelineTests {
         }
     }
 
-    @Test func cellThatGoesAwayCancelsOnlyItsOwnWait() async throws {
-        let nginx = try await NginxOrigin.start(extraLocations: "location /slow/ { limit_rate 8k; }")
-        try nginx.serve(try Fixtures.data("webp/bench/cover-lossy-2.webp"), at: "/slow/c.webp")
+    @Test(.timeLimit(.minutes(HangGuard.minutes)))
+    func cellThatGoesAwayCancelsOnlyItsOwnWait() async throws {
+        let nginx = try await NginxOrigin.start()
+        try nginx.serve(try Fixtures.data("webp/bench/cover-lossy-2.webp"), at: "/c.webp")
+        let url = nginx.url("/c.webp")
+        // The download's fetch is held at a gate until the leaving cell's wait has ended, so no
+        // frame can come before both cells wait and one has left, however long a loaded machine
+        // stands still (an 8 KB/s origin gave them about 1 s, and a whole-suite run took longer).
+        // Were the wait never to end, the gate opens after the bound and the frame then reaching
+        // the leaving cell fails the test (rather than hanging it).
+        let gate = OriginGate(holding: url)
         try await withTemporaryDirectory { folder in
-            let (covers, _) = try Self.pipeline(folder)
-            let url = nginx.url("/slow/c.webp")
+            let (covers, _) = try Self.pipeline(folder, origin: GatedOrigin(gate: gate))
             // Given two cells waiting on one cover,
             let leaving = Task { try await covers.firstFrame(for: url) }
             let staying = Task { try await covers.firstFrame(for: url) }
             // (both joined: one leaving alone first would rightly abandon the download, and the
             // other would start a second one)
-            while covers.waiterCount(for: url) < 2 {
-                guard covers.statistics.progressiveFirstFrames == 0 else {
-                    Issue.record("the frame came before both cells waited: the origin is too fast for this test")
-                    return
-                }
-                await Task.yield()
+            guard await waitUntil({ covers.waiterCount(for: url) == 2 }) else {
+                Issue.record("the two cells never both waited (\(covers.waiterCount(for: url)) waiting)")
+                await gate.open()
+                return
             }
             // when one goes away,
             leaving.cancel()
+            _ = await waitUntil { covers.waiterCount(for: url) == 1 }
+            await gate.open()
             // then it alone stops waiting; the other still gets the frame.
             await #expect(throws: CancellationError.self) { try await leaving.value }
             let frame = try await staying.value

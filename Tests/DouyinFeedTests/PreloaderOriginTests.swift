@@ -18,15 +18,31 @@ func syntheticMP4(size: Int, moovFirst: Bool = true, moovSize: Int = 20_000, ran
     return Data(ftyp + (moovFirst ? moov + mdat : mdat + moov))
 }
 
-/// A loopback nginx serving `count` videos (`/v/v<i>.mp4`, also under `/slow/` at 256 KB/s),
-/// covers and avatars, and the feed items pointing at them.
+/// A loopback nginx serving `count` videos (`/v/v<i>.mp4`, also under `/slow/` at 256 KB/s and
+/// under `/held/`, which holds transfers until ``openHeld()``), covers and avatars, and the feed
+/// items pointing at them.
 final class FeedOrigin: Sendable {
     let nginx: NginxOrigin
     let videos: [Data]
     let count: Int
 
+    /// `/held/` serves `/v/`'s files; until `/open` exists under the root, each answer sends its
+    /// first 200 KB (nginx counts the head too) at once and the rest at 1 KB/s, so a preload of
+    /// 819,200 bytes cannot end for over ten minutes: a test acts on a running preload when it
+    /// likes (at 256 KB/s it had about 3 s, and a loaded machine has stood still for 80).
+    static let locations = """
+        location /slow/ { limit_rate 256k; }
+        location /held/ {
+            set $rate 1k;
+            if (-f $document_root/open) { set $rate 0; }
+            limit_rate_after 200k;
+            limit_rate $rate;
+            rewrite ^/held(/.*)$ $1 break;
+        }
+        """
+
     init(count: Int = 8, videoSize: Int = 3_000_000, nonFaststart: Set<Int> = [], seed: UInt64 = 15) async throws {
-        nginx = try await NginxOrigin.start(extraLocations: "location /slow/ { limit_rate 256k; }")
+        nginx = try await NginxOrigin.start(extraLocations: Self.locations)
         var random = SeededRandom(seed: seed)
         var videos: [Data] = []
         for index in 0..<count {
@@ -41,16 +57,22 @@ final class FeedOrigin: Sendable {
         self.count = count
     }
 
-    func items(slow: Bool = false, bitRate: Int? = 1_600_000) -> [FeedItem] {
+    /// The items; their videos under `/slow/` or `/held/` when asked.
+    func items(slow: Bool = false, held: Bool = false, bitRate: Int? = 1_600_000) -> [FeedItem] {
         (0..<count).map { index in
             FeedItem(
-                videoURL: nginx.url((slow ? "/slow" : "") + "/v/v\(index).mp4"),
+                videoURL: nginx.url((held ? "/held" : slow ? "/slow" : "") + "/v/v\(index).mp4"),
                 coverURL: nginx.url("/c/c\(index).webp"),
                 avatarURL: nginx.url("/a/a\(index).jpeg"),
                 bitRate: bitRate,
                 duration: .seconds(15)
             )
         }
+    }
+
+    /// From now on `/held/` answers at full speed (transfers already running stay slow).
+    func openHeld() throws {
+        try nginx.serve(Data(), at: "/open")
     }
 
     /// Requests for one path, in order.
@@ -141,13 +163,15 @@ struct PreloaderOriginTests {
         preloader.cancel()
     }
 
-    @Test func completePlayingVideoAllowsTwoPreloadsAtOnce() async throws {
+    @Test(.timeLimit(.minutes(HangGuard.minutes)))
+    func completePlayingVideoAllowsTwoPreloadsAtOnce() async throws {
         let origin = try await FeedOrigin(count: 6, videoSize: 1_000_000)
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let directory = folder.url
         let videos = try VideoCache(directory: directory, sizeLimit: 1 << 30)
-        var items = origin.items(slow: true)
+        // Held: the two preloads cannot end before the test has counted them.
+        var items = origin.items(held: true)
         items[0].videoURL = origin.nginx.url("/v/v0.mp4")
         // The playing video is held whole before the feed shows.
         try await videos.prefetch(items[0].videoURL!, bytes: 1_000_000)
@@ -160,13 +184,15 @@ struct PreloaderOriginTests {
         await preloader.idle()
     }
 
-    @Test func swipeCancelsWorkOutsideTheWindowAndKeepsItsBytes() async throws {
+    @Test(.timeLimit(.minutes(HangGuard.minutes)))
+    func swipeCancelsWorkOutsideTheWindowAndKeepsItsBytes() async throws {
         let origin = try await FeedOrigin(count: 20)
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let directory = folder.url
         let videos = try VideoCache(directory: directory, sizeLimit: 1 << 30)
-        let items = origin.items(slow: true)
+        // Held: the preloads get their first 200 KB at once, then cannot end before the swipe.
+        let items = origin.items(held: true)
         let preloader = FeedPreloader(videoCache: videos, imageCache: nil)
         preloader.setItems(items, current: 0)
         preloader.preloadWithoutPlayback()
@@ -188,8 +214,9 @@ struct PreloaderOriginTests {
         #expect(stats.preloadedBytes >= 100_000)
         #expect(stats.wastedBytes == stats.preloadedBytes, "nothing of 1 or 2 was played")
 
-        // and a later preload of video 1 asks only for what is missing.
-        let earlier = origin.requests("/slow/v/v1.mp4").count
+        // and a later preload of video 1 asks only for what is missing (at full speed now).
+        try origin.openHeld()
+        let earlier = origin.requests("/held/v/v1.mp4").count
         var configuration = FeedPreloader.Configuration()
         configuration.planner.ahead = 1
         configuration.planner.behind = 0
@@ -202,7 +229,7 @@ struct PreloaderOriginTests {
         // The first preloader's own request from 100,000 (when the watcher's read listed the
         // first 100,000 bytes before the job's download) can be logged late too, so every later
         // request is checked, not their count: none asks again for a byte held.
-        let later = origin.requests("/slow/v/v1.mp4").dropFirst(earlier).map(\.range).filter { $0 != "bytes=0-819199" }
+        let later = origin.requests("/held/v/v1.mp4").dropFirst(earlier).map(\.range).filter { $0 != "bytes=0-819199" }
         let starts = later.map { Int($0.dropFirst(6).prefix { $0 != "-" }) ?? 0 }
         #expect(!later.isEmpty && starts.allSatisfy { $0 >= 100_000 } && later.allSatisfy { $0.hasSuffix("-819199") }, "\(later)")
         #expect(videos.cachedRanges(for: items[1].videoURL!) == ByteRangeSet([0..<819_200]))

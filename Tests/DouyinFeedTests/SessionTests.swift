@@ -99,7 +99,7 @@ import Testing
         session.show(0)
         #expect(session.gear(for: 0)?.url == url)
         await session.playbackPosition(half - 1_000)
-        let toppedUp = await Self.eventually { (session.videoCache.cachedRanges(for: url).heldRunEnd(from: 0) ?? 0) > half }
+        let toppedUp = await waitUntil { (session.videoCache.cachedRanges(for: url).heldRunEnd(from: 0) ?? 0) > half }
         #expect(toppedUp, "held to \(session.videoCache.cachedRanges(for: url)), half \(half)")
     }
 
@@ -114,13 +114,13 @@ import Testing
         session.show(0)
         let url = try #require(session.gear(for: 0)).url
         // The session fetches the head only (no position is reported): settle, then store the tail.
-        #expect(await Self.eventually { session.origin.ledger.transfers.allSatisfy { $0.lastChunk != nil } && session.origin.ledger.requests > 0 })
+        #expect(await waitUntil { session.origin.ledger.transfers.allSatisfy { $0.lastChunk != nil } && session.origin.ledger.requests > 0 })
         let before = session.statistics.changeReplans
         let reader = session.videoCache.reader(for: url)
         let length = try #require(try await reader.contentInfo().length)
         try await reader.prefetch((length - 20_000)..<length)
         reader.close()
-        let replanned = await Self.eventually { session.statistics.changeReplans > before }
+        let replanned = await waitUntil { session.statistics.changeReplans > before }
         #expect(replanned, "re-plans on changes: \(before) before, \(session.statistics.changeReplans) after")
     }
 
@@ -137,10 +137,10 @@ import Testing
         let session = try FeedSession(items: items, directory: folder.appending("cache"))
         defer { session.cancel() }
         session.show(0)
-        #expect(await Self.eventually { session.statistics.failedFetches >= 1 })
+        #expect(await waitUntil { session.statistics.failedFetches >= 1 })
         await session.playbackPosition(0)   // a position report re-plans too
         session.show(1)
-        #expect(await Self.eventually { session.statistics.failedFetches >= 2 })
+        #expect(await waitUntil { session.statistics.failedFetches >= 2 })
         // Two swipes (show 0, show 1): each item at most once in each (the nearest item's start
         // bytes may be asked as a preload in the first).
         let asked = session.origin.ledger.transfers.map(\.url)
@@ -149,18 +149,6 @@ import Testing
             let times = asked.filter { $0 == url }.count
             #expect(times <= 2, "item \(index) asked \(times) times")
         }
-    }
-
-    /// Waits for `condition`, looking every 10 ms, at most 300 s; whether it came true. The bound
-    /// is a hang guard, far above what a loaded machine takes (20 s before; a whole-suite pass on
-    /// two cores has stood still for 80 s).
-    static func eventually(_ condition: () -> Bool) async -> Bool {
-        let giveUp = ContinuousClock.now + .seconds(300)
-        while ContinuousClock.now < giveUp {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return condition()
     }
 
     /// The verb prints a line a swipe and the summary, exactly in DESIGN.md's format, and the

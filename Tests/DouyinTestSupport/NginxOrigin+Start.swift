@@ -35,8 +35,9 @@ extension NginxOrigin {
     static let probePath = "/__douyinkit-start-probe"
 
     /// A start that no output ends in this long is killed (its stderr then ends): a watchdog,
-    /// not a wait; a start takes a few milliseconds.
-    static let startLimit: DispatchTimeInterval = .seconds(30)
+    /// not a wait; a start takes a few milliseconds, and 120 s is far above what a loaded
+    /// machine takes (a whole-suite pass on two cores has stood still for 80 s; 30 s before).
+    static let startLimit: DispatchTimeInterval = .seconds(120)
 
     /// Waits until the nginx of `process` answers the probe on `port` with `token`, reading its
     /// start-up output from `output`. Returns `nil` once it does (the rest of its output then goes

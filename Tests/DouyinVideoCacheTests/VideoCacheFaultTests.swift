@@ -19,13 +19,14 @@ struct VideoCacheFaultTests {
         return try VideoCache(directory: folder.url, sizeLimit: 1 << 30, origin: origin, configuration: configuration)
     }
 
-    @Test func nginxStoppedMidTransferKeepsWhatArrivedAndRefetchesOnlyTheRest() async throws {
+    @Test(.timeLimit(.minutes(HangGuard.minutes)))
+    func nginxStoppedMidTransferKeepsWhatArrivedAndRefetchesOnlyTheRest() async throws {
         defer { folder.remove() }
         let file = videoBytes(2_000_000)
-        // 100 kB/s in 16 KB sends: the 1.7 MB after the stop point take 17 s, so even a reader the
-        // loaded task pool delays by seconds sees the stop before the transfer could finish
-        // (at 400 kB/s a full make test once let all 2 MB arrive before the reader reached 300 kB).
-        let first = try await NginxOrigin.start(extraLocations: "location /slow/ { limit_rate 100k; sendfile_max_chunk 16k; }")
+        // The first 400 KB at once, the rest at 1 KB/s (over 25 minutes): the transfer cannot end
+        // before the reader, however late a loaded machine runs it, has passed 300 kB and stopped
+        // nginx (at 100 kB/s it had 17 s; a whole-suite run has stood still for 80).
+        let first = try await NginxOrigin.start(extraLocations: "location /slow/ { limit_rate_after 400k; limit_rate 1k; }")
         try first.serve(file, at: "/slow/a.mp4")
         // One version on both servers: nginx's validators come from the mtime, so the second
         // copy gets the first one's (written a second later, it would be a new version).
@@ -63,28 +64,40 @@ struct VideoCacheFaultTests {
         #expect(second.requests().map(\.range) == ["bytes=\(kept)-1999999"])
     }
 
-    @Test func cancellingAReaderStopsItsFetch() async throws {
+    @Test(.timeLimit(.minutes(HangGuard.minutes)))
+    func cancellingAReaderStopsItsFetch() async throws {
         defer { folder.remove() }
-        // 3 MB paced at 400 kB/s (16 KB sends, no first-second burst): the rest takes ~7 s, far
-        // longer than a cancellation needs to reach the transfer even on a loaded machine (with
-        // 1 MB the whole file sometimes arrived before the cancel did, 2 failures in full runs).
-        let file = videoBytes(3_000_000)
-        let nginx = try await NginxOrigin.start(extraLocations: "location /slow/ { limit_rate 400k; sendfile_max_chunk 16k; }")
+        // Until the test creates `/open`, an answer sends its first 512 KB at once (the first
+        // 256 KB chunk) and the rest at 1 KB/s (8 minutes), so the first fetch cannot end before
+        // the cancel reaches it however late a loaded machine delivers it (at 400 kB/s it had
+        // ~7 s, and once that was not enough); a fetch the cancel missed still ends, and the
+        // checks below then fail. The second reader's fetch, asked after `/open`, runs at full
+        // speed.
+        let file = videoBytes(1_000_000)
+        let nginx = try await NginxOrigin.start(extraLocations: """
+            location /slow/ {
+                set $rate 1k;
+                if (-f $document_root/open) { set $rate 0; }
+                limit_rate_after 512k;
+                limit_rate $rate;
+            }
+            """)
         try nginx.serve(file, at: "/slow/b.mp4")
         let cache = try pathKeyedCache()
         let url = nginx.url("/slow/b.mp4")
         let reader = cache.reader(for: url)
-        for try await _ in reader.chunks(0..<3_000_000) { break }  // stop after the first chunk
+        for try await _ in reader.chunks(0..<1_000_000) { break }  // stop after the first chunk
         reader.close()
+        try nginx.serve(Data(), at: "/open")
         let kept = cache.cachedRanges(for: url).ranges.first?.upperBound ?? 0
         let next = cache.reader(for: url)
         defer { next.close() }
-        #expect(try await next.read(0..<3_000_000) == file)
+        #expect(try await next.read(0..<1_000_000) == file)
         // Had the first fetch gone on, the second reader would have waited for it instead.
         let requests = nginx.requests()
         #expect(requests.count == 2)
-        #expect(requests.contains { $0.range == "bytes=0-2999999" && $0.bytesSent < 3_000_000 })
-        #expect(requests.contains { $0.range.hasPrefix("bytes=") && $0.range != "bytes=0-2999999" && $0.range.hasSuffix("-2999999") })
+        #expect(requests.contains { $0.range == "bytes=0-999999" && $0.bytesSent < 1_000_000 })
+        #expect(requests.contains { $0.range.hasPrefix("bytes=") && $0.range != "bytes=0-999999" && $0.range.hasSuffix("-999999") })
         #expect(kept > 0)
     }
 
