@@ -172,6 +172,27 @@ struct SchedulerTests {
         #expect(scheduler.statistics.cancellations == 1)
     }
 
+    /// A new feed without the current index (an empty one, a shorter one) leaves no current
+    /// item. It once kept the old index: the next buffer change read past the new items, and
+    /// FeedPreloader crashed (index out of range) on `setItems([], current: 0)`.
+    @Test func aCurrentOutsideTheNewItemsLeavesNoCurrentItem() {
+        var scheduler = Self.showing2()
+        _ = scheduler.playingBufferChanged(Self.buffer(700_000))
+        let prefix3 = job(scheduler, .videoPrefix, 3)
+        #expect(Self.cancelled(scheduler.setItems([], current: 0)) == ["videoPrefix 3"])
+        #expect(scheduler.current == nil && scheduler.plan.isEmpty && scheduler.admission == .closed)
+        #expect(scheduler.playingBufferChanged(Self.buffer(2_400_000, complete: true)).isEmpty, "nothing plays")
+        // The cancelled job's bytes stay cached and count as wasted: its item left the window.
+        #expect(scheduler.jobEnded(prefix3, .cancelled(added: [0..<250_000])).isEmpty)
+        #expect(scheduler.statistics.wastedBytes == 250_000)
+        // A shorter feed whose length the old index passes: the same.
+        #expect(scheduler.setItems(feedItems(3), current: 5).isEmpty)
+        #expect(scheduler.current == nil)
+        // Until an item is shown.
+        #expect(Self.started(scheduler.show(1)) == ["cover 1", "avatar 1"])
+        #expect(scheduler.current == 1)
+    }
+
     /// Random swipes, buffers and job ends from a seed: after every step no job runs twice,
     /// every running job is in the plan or being cancelled, and gated jobs stay within the
     /// admission's limit.
@@ -194,9 +215,13 @@ struct SchedulerTests {
         }
         var ok = apply(scheduler.setItems(items, current: 0))
         for _ in 0..<5_000 where ok {
-            switch Int.random(in: 0..<10, using: &random) {
+            switch Int.random(in: 0..<11, using: &random) {
             case 0:
                 ok = apply(scheduler.show(Int.random(in: 0..<30, using: &random)))
+            case 10:
+                // A new feed, often shorter than the current index (an empty one too).
+                let count = Int.random(in: 0...30, using: &random)
+                ok = apply(scheduler.setItems(Array(items.prefix(count)), current: Int.random(in: 0..<30, using: &random)))
             case 1...3:
                 let held = Int64.random(in: 0...1_000_000, using: &random)
                 ok = apply(scheduler.playingBufferChanged(Self.buffer(held, complete: Bool.random(using: &random))))
@@ -213,6 +238,7 @@ struct SchedulerTests {
             let gated = active.filter { $0.isGated(current: current) }.count
             let limit = [PreloadScheduler.Admission.closed: 0, .whileDownloading: 1, .complete: 2][scheduler.admission]!
             ok = ok && gated <= limit && active.allSatisfy(scheduler.plan.contains) && running == scheduler.running
+                && scheduler.current.map(scheduler.items.indices.contains) ?? true
         }
         #expect(ok, "\(random)")
         let stats = scheduler.statistics

@@ -80,6 +80,9 @@ public final class FeedPreloader: Sendable {
     }
 
     /// Sets the feed's items and shows `current` (a new feed, or more pages appended).
+    ///
+    /// A `current` outside `items` (an empty feed) leaves no current item: running preloads
+    /// are cancelled (their bytes stay cached) and nothing starts until ``show(_:)``.
     public func setItems(_ items: [FeedItem], current: Int) {
         perform { $0.scheduler.setItems(items, current: current) }
         startMonitor()

@@ -110,6 +110,11 @@ public struct PreloadScheduler: Sendable {
     }
 
     /// Replaces the feed (a new feed, or more pages appended) and shows `current`.
+    ///
+    /// A `current` outside the new items (an empty feed, a shorter one) leaves no current item
+    /// (``current`` becomes `nil`): the plan empties, admission closes, every running job is
+    /// cancelled and every preloaded byte not read counts as wasted, until ``show(_:)`` names an
+    /// item. (It once kept the old index, which then pointed past the new items.)
     public mutating func setItems(_ items: [FeedItem], current: Int) -> [Action] {
         let keep = Set(items.compactMap(\.videoURL))
         if items != self.items {
@@ -118,7 +123,24 @@ public struct PreloadScheduler: Sendable {
             finished = []
         }
         self.items = items
+        guard items.indices.contains(current) else { return leaveWindow() }
         return show(current)
+    }
+
+    /// No current item: nothing planned, nothing admitted, running jobs cancelled, every
+    /// preload settled.
+    private mutating func leaveWindow() -> [Action] {
+        self.current = nil
+        plan = []
+        finished = []
+        admission = .closed
+        for url in ledger.keys { settle(url) }
+        var actions: [Action] = []
+        for job in running where !cancelling.contains(job) {
+            cancelling.insert(job)
+            actions.append(.cancel(job))
+        }
+        return actions
     }
 
     /// The current item changed (a swipe): admission closes until the new playing video holds
