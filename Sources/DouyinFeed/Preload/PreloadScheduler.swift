@@ -85,7 +85,8 @@ public struct PreloadScheduler: Sendable {
     public let configuration: PreloadPlanner.Configuration
     /// The feed's items.
     public private(set) var items: [FeedItem] = []
-    /// The current (playing) item; `nil` before the first ``show(_:)``.
+    /// The current (playing) item; `nil` before the first ``show(_:)``, and after
+    /// ``setItems(_:current:)`` with an index outside the new items.
     public private(set) var current: Int?
     /// The jobs of the current window, in order.
     public private(set) var plan: [PreloadPlanner.Job] = []
