@@ -58,10 +58,12 @@ struct VideoVerbTests {
     }
 
     @Test func aProcessKilledWhileWritingLeavesACacheThatReadsCorrectly() async throws {
-        // Each request's first 2.6 MB at full speed, then 1 KB/s: the kill below has all the
-        // time it takes to land before the file is whole (at 1 MB/s it had 1.5 s, which a loaded
-        // machine once missed), and the refetch of the rest (under 2.6 MB) goes at full speed.
-        let nginx = try await NginxOrigin.start(extraLocations: "location /slow/ { limit_rate_after 2600k; limit_rate 1k; }")
+        // Each request's first 1.2 MB at once, then 100 KB/s. The 2.5 MB the kill waits for then
+        // take 13 s however fast the machine, so the tool has written its index at least once
+        // by then (index writes are 1 MB and 0.5 s apart: a version that sent 2.6 MB at once
+        // was killed before its first), and the kill has the 15 s the last 1.5 MB take to land
+        // (at 1 MB/s it had 1.5 s, which a loaded machine once missed).
+        let nginx = try await NginxOrigin.start(extraLocations: "location /slow/ { limit_rate_after 1200k; limit_rate 100k; }")
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let file = videoBytes(4_000_000)
