@@ -46,8 +46,13 @@ let package = Package(
     dependencies: webpPackages,
     targets: [
         // Internal: the one lock box, async Operation state, MD5, CRC32C, the POSIX file layer
-        // with its fault seam, URLSession set-up. No product, never re-exported; `package` access.
-        .target(name: "DouyinSupport", dependencies: ["CDouyinCRC32C"], swiftSettings: swiftSettings),
+        // with its fault seam, the HTTP transport seam (libcurl on Linux, URLSession). No product, never re-exported; `package` access.
+        // The HTTP transport seam lives here too: on Linux over libcurl's multi interface (CCurl).
+        .target(name: "DouyinSupport", dependencies: ["CDouyinCRC32C", .target(name: "CCurl", condition: .when(platforms: [.linux]))],
+                swiftSettings: swiftSettings),
+        // libcurl (Debian libcurl4-openssl-dev) for the HTTP transport on Linux; Apple platforms
+        // use URLSession and never link it.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // CRC-32C in the processor's instructions (SSE 4.2, ARMv8 CRC), chosen at run time;
         // only DouyinSupport's `CRC32C` calls it. Plain C, no system library.
         .target(name: "CDouyinCRC32C"),

@@ -1,0 +1,188 @@
+#if canImport(CCurl)
+import CCurl
+import Foundation
+
+/// The one thread of a ``CurlTransport``: owns the multi handle and every easy handle attached
+/// to it; other threads only queue commands and wake it.
+///
+/// - Important: Everything but ``submit(_:)``, ``shutDown()`` and ``statistics`` runs on the
+///   driver's thread. Callbacks into transfers happen there too, outside the command lock.
+package final class CurlDriver: @unchecked Sendable {
+    // @unchecked Sendable: `multi` is used by the driver's thread only, except
+    // `curl_multi_wakeup`, which libcurl makes safe from any thread, and which is called under
+    // `commands`' lock so it never races the handle's cleanup. `attached` and `idleOrder` are
+    // the thread's own.
+
+    /// Counters since the driver started.
+    package struct Statistics: Sendable, Hashable {
+        /// Transfers started.
+        package var transfers = 0
+        /// Pauses for a reader that fell behind.
+        package var pauses = 0
+        /// New connections libcurl opened (one per transfer that could not reuse one).
+        package var connectionsOpened = 0
+    }
+
+    /// What another thread asks of the driver.
+    enum Command {
+        case add(CurlTransfer)
+        case cancel(CurlTransfer)
+        case resume(CurlTransfer)
+    }
+
+    private struct Commands {
+        var queue: [Command] = []
+        var closing = false
+        var closed = false
+        var statistics = Statistics()
+    }
+
+    private let multi: UnsafeMutableRawPointer
+    private let commands = LockedBox(Commands())
+    private var attached: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+
+    init(maximumConnectionsPerHost: Int) {
+        CurlGlobal.initialize()
+        multi = curl_multi_init()
+        if maximumConnectionsPerHost > 0 {
+            _ = douyin_curl_multi_set_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maximumConnectionsPerHost)
+        }
+        let thread = Thread { [self] in run() }
+        thread.name = "DouyinSupport.CurlTransport"
+        thread.start()
+    }
+
+    /// Counters so far.
+    package var statistics: Statistics { commands.withLock { $0.statistics } }
+
+    /// Queues `command` and wakes the thread; returns at once. After shutdown a command is
+    /// dropped (the transfers have been ended already).
+    func submit(_ command: Command) {
+        let accepted = commands.withLock { state -> Bool in
+            guard !state.closed else { return false }
+            state.queue.append(command)
+            _ = curl_multi_wakeup(multi)
+            return true
+        }
+        if !accepted, case .add(let transfer) = command {
+            transfer.ended(with: .failure(CancellationError()))
+        }
+    }
+
+    /// Ends every transfer (with `CancellationError`) and the thread; returns at once.
+    func shutDown() {
+        commands.withLock { state in
+            state.closing = true
+            _ = curl_multi_wakeup(multi)
+        }
+    }
+
+    func count(_ change: (inout Statistics) -> Void) {
+        commands.withLock { change(&$0.statistics) }
+    }
+
+    // MARK: The thread
+
+    private func run() {
+        var running: Int32 = 0
+        while true {
+            let (queue, closing) = commands.withLock { state -> ([Command], Bool) in
+                defer { state.queue = [] }
+                return (state.queue, state.closing)
+            }
+            for command in queue { perform(command) }
+            if closing {
+                for transfer in Array(attached.values) { detach(transfer, result: .failure(CancellationError())) }
+                break
+            }
+            _ = curl_multi_perform(multi, &running)
+            collectFinished()
+            let now = ContinuousClock.now
+            expireIdle(now)
+            _ = curl_multi_poll(multi, nil, 0, pollTimeout(now), nil)
+        }
+        commands.withLock { state in
+            state.closed = true
+            // Commands queued meanwhile: adds are told, the rest are moot.
+            for case .add(let transfer) in state.queue { transfer.ended(with: .failure(CancellationError())) }
+            state.queue = []
+            curl_multi_cleanup(multi)
+        }
+    }
+
+    private func perform(_ command: Command) {
+        switch command {
+        case .add(let transfer):
+            guard !transfer.isCancelled else {
+                transfer.ended(with: .failure(CancellationError()))
+                return
+            }
+            attached[transfer.easy] = transfer
+            transfer.attachedAt(.now)
+            count { $0.transfers += 1 }
+            _ = curl_multi_add_handle(multi, transfer.easy)
+        case .cancel(let transfer):
+            if attached[transfer.easy] === transfer {
+                detach(transfer, result: .failure(CancellationError()))
+            }
+        case .resume(let transfer):
+            guard attached[transfer.easy] === transfer, transfer.isPaused else { return }
+            transfer.resumed(at: .now)
+            // May call the write callback at once with the bytes held since the pause.
+            _ = curl_easy_pause(transfer.easy, CURLPAUSE_CONT)
+        }
+    }
+
+    /// Takes a transfer off the multi handle, frees its easy handle and reports its end.
+    private func detach(_ transfer: CurlTransfer, result: Result<Void, any Error>) {
+        attached[transfer.easy] = nil
+        _ = curl_multi_remove_handle(multi, transfer.easy)
+        var connects = 0
+        _ = douyin_curl_get_long(transfer.easy, CURLINFO_NUM_CONNECTS, &connects)
+        if connects > 0 { count { $0.connectionsOpened += connects } }
+        transfer.ended(with: result)
+    }
+
+    private func collectFinished() {
+        var left: Int32 = 0
+        while let message = curl_multi_info_read(multi, &left) {
+            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
+                  let transfer = attached[easy] else { continue }
+            let code = message.pointee.data.result
+            detach(transfer, result: code == CURLE_OK ? .success(()) : .failure(transfer.error(for: code)))
+        }
+    }
+
+    /// Fails the transfers that waited longer than their idle limit for a byte (a paused
+    /// transfer waits for its reader, not the network, and is never idle).
+    private func expireIdle(_ now: ContinuousClock.Instant) {
+        for transfer in attached.values {
+            if let expiry = transfer.idleExpiry, expiry <= now {
+                detach(transfer, result: .failure(URLError(.timedOut, userInfo: [NSLocalizedDescriptionKey: "no byte for \(transfer.idleTimeout)"])))
+            }
+        }
+    }
+
+    /// Milliseconds until the nearest idle expiry (libcurl shortens the wait for its own
+    /// timers); an hour when nothing is waiting, since a command wakes the thread anyway.
+    private func pollTimeout(_ now: ContinuousClock.Instant) -> Int32 {
+        let nearest = attached.values.compactMap(\.idleExpiry).min()
+        guard let nearest else { return 3_600_000 }
+        let milliseconds = now.duration(to: nearest).components
+        let total = milliseconds.seconds * 1000 + milliseconds.attoseconds / 1_000_000_000_000_000 + 1
+        return Int32(clamping: max(0, total))
+    }
+}
+
+/// `curl_global_init`, once for the process. Debian's libcurl is built thread-safe (its
+/// `curl_global_init` may race FoundationNetworking's own call, which only counts up).
+enum CurlGlobal {
+    private static let once: Void = {
+        _ = curl_global_init(Int(CURL_GLOBAL_ALL))
+    }()
+
+    static func initialize() {
+        _ = once
+    }
+}
+#endif

@@ -1,0 +1,138 @@
+import Foundation
+
+/// Body bytes handed from a transport's thread to one reader, with back-pressure.
+///
+/// The transport offers each network read; while the reader has ``HTTPRequest/bufferLimit``
+/// bytes waiting, an offer is refused (`.full`) and the transport pauses the transfer, keeping
+/// the bytes; the reader's next take asks it to resume (`resume`, called once per pause).
+/// Reads that arrive while the reader is busy are joined, so it wakes once per batch.
+///
+/// - Important: `resume` and `cancelTransfer` are called after the lock is released, on the
+///   reader's thread or whichever thread cancels: they must only queue work, never block.
+package final class HTTPBodyBuffer: Sendable {
+    /// What became of an offer.
+    package enum Offer: Equatable {
+        /// The bytes were taken.
+        case taken
+        /// The reader is behind: the bytes were not taken; pause, and offer them again after `resume`.
+        case full
+        /// The body has ended (cancelled or failed): stop the transfer.
+        case closed
+    }
+
+    private struct State {
+        var pending = Data()
+        var arrival = ContinuousClock.now
+        var paused = false
+        var finished = false
+        var failure: (any Error)?
+        var waiter: CheckedContinuation<HTTPBodyChunk?, any Error>?
+    }
+
+    private let state = LockedBox(State())
+    private let limit: Int
+    private let resume: @Sendable () -> Void
+    private let cancelTransfer: @Sendable () -> Void
+
+    /// A buffer pausing past `limit` bytes (at least 1); `resume` asks the transport to go on
+    /// after a pause, `cancelTransfer` to end the transfer when the reader cancels.
+    package init(limit: Int, resume: @escaping @Sendable () -> Void, cancelTransfer: @escaping @Sendable () -> Void) {
+        self.limit = max(1, limit)
+        self.resume = resume
+        self.cancelTransfer = cancelTransfer
+    }
+
+    /// Offers bytes that arrived at `arrival`. A reader holding nothing always takes them, so
+    /// every offer makes progress whatever its size.
+    package func offer(_ data: Data, at arrival: ContinuousClock.Instant = .now) -> Offer {
+        let (result, waiter) = state.withLock { state -> (Offer, CheckedContinuation<HTTPBodyChunk?, any Error>?) in
+            if state.finished { return (.closed, nil) }
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return (.taken, waiter)
+            }
+            if state.pending.count >= limit {
+                state.paused = true
+                return (.full, nil)
+            }
+            state.pending.append(data)
+            state.arrival = arrival
+            return (.taken, nil)
+        }
+        waiter?.resume(returning: HTTPBodyChunk(data: data, arrival: arrival))
+        return result
+    }
+
+    /// Takes bytes whatever the reader holds, and says whether it now holds more than the
+    /// limit (for a transport that cannot pause).
+    package func append(_ data: Data, at arrival: ContinuousClock.Instant = .now) -> (taken: Bool, overLimit: Bool) {
+        let (taken, over, waiter) = state.withLock { state -> (Bool, Bool, CheckedContinuation<HTTPBodyChunk?, any Error>?) in
+            if state.finished { return (false, false, nil) }
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return (true, false, waiter)
+            }
+            state.pending.append(data)
+            state.arrival = arrival
+            return (true, state.pending.count > limit, nil)
+        }
+        waiter?.resume(returning: HTTPBodyChunk(data: data, arrival: arrival))
+        return (taken, over)
+    }
+
+    /// Ends the body: cleanly (`nil`) or with `error`; bytes still held are read first. Later
+    /// calls are ignored.
+    package func finish(throwing error: (any Error)?) {
+        let waiter = state.withLock { state -> CheckedContinuation<HTTPBodyChunk?, any Error>? in
+            guard !state.finished else { return nil }
+            state.finished = true
+            state.failure = error
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        if let error { waiter?.resume(throwing: error) } else { waiter?.resume(returning: nil) }
+    }
+
+    /// The reader is done: the body ends with `CancellationError` and the transfer is ended.
+    package func cancel() {
+        let (wasOpen, waiter) = state.withLock { state -> (Bool, CheckedContinuation<HTTPBodyChunk?, any Error>?) in
+            let wasOpen = !state.finished
+            state.finished = true
+            state.pending = Data()
+            if wasOpen { state.failure = CancellationError() }
+            defer { state.waiter = nil }
+            return (wasOpen, state.waiter)
+        }
+        waiter?.resume(throwing: CancellationError())
+        if wasOpen { cancelTransfer() }
+    }
+
+    /// Whether the body has ended (finished, failed or cancelled).
+    package var isFinished: Bool { state.withLock { $0.finished } }
+
+    /// The bytes held, or the next that arrive; `nil` at a clean end.
+    package func next() async throws -> HTTPBodyChunk? {
+        if let ready = take(waiting: nil) { return try ready.get() }
+        return try await withCheckedThrowingContinuation { continuation in
+            if let ready = take(waiting: continuation) { continuation.resume(with: ready) }
+        }
+    }
+
+    /// What the reader gets now, or `nil` after parking `continuation` (when given) as the
+    /// waiter; asks the transport to resume when this take empties a paused buffer.
+    private func take(waiting continuation: CheckedContinuation<HTTPBodyChunk?, any Error>?) -> Result<HTTPBodyChunk?, any Error>? {
+        let (ready, resumeTransfer) = state.withLock { state -> (Result<HTTPBodyChunk?, any Error>?, Bool) in
+            if !state.pending.isEmpty {
+                let chunk = HTTPBodyChunk(data: state.pending, arrival: state.arrival)
+                state.pending = Data()
+                defer { state.paused = false }
+                return (.success(chunk), state.paused && !state.finished)
+            }
+            if state.finished { return (state.failure.map { .failure($0) } ?? .success(nil), false) }
+            state.waiter = continuation
+            return (nil, false)
+        }
+        if resumeTransfer { resume() }
+        return ready
+    }
+}
