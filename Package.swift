@@ -148,7 +148,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DouyinAPITests",
-            dependencies: ["DouyinAPI", "DouyinModels", "DouyinTestSupport"],
+            dependencies: ["DouyinAPI", "DouyinModels", "DouyinSupport", "DouyinTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

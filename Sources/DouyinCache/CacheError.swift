@@ -36,6 +36,11 @@ public enum CacheError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The body ended before its `Content-Length` (`received` of `expected` bytes): a dropped
     /// connection, never a whole resource. Nothing was cached.
     case truncated(url: String, received: Int64, expected: Int64)
+    /// The answer's framing is one RFC 9112 makes an error (two different `Content-Length`s,
+    /// one beside `Transfer-Encoding`, a length that is not a plain number): `reason` names the
+    /// header and its value. Refused from the head; nothing was cached. A redirect to a scheme
+    /// other than http(s) is ``unsupportedScheme(url:scheme:)``.
+    case invalidResponse(url: String, reason: String)
     /// A URL whose scheme the downloader does not fetch: anything but `http` and `https`, and
     /// `file` unless ``Downloader/Configuration/allowsFileURLs`` is on. `scheme` is as written
     /// in the URL (empty when it has none). Refused before any connection or file is opened.
@@ -63,6 +68,7 @@ public enum CacheError: Error, Hashable, Sendable, CustomStringConvertible {
         case .transport(let url, let error): "download of \(url) failed: \(error.localizedDescription) (URLError \(error.code.rawValue))"
         case .notARegularFile(let url): "cannot read \(url): not a regular file"
         case .truncated(let url, let received, let expected): "download of \(url) failed: got \(received) of \(expected) bytes"
+        case .invalidResponse(let url, let reason): "download of \(url) refused: \(reason)"
         case .unsupportedScheme(let url, let scheme):
             "refused \(url): scheme \"\(scheme)\" is not fetched (http and https only; file only when Downloader.Configuration.allowsFileURLs is on)"
         case .notStored(let url): "\(url) was downloaded but not stored: its length could not be checked (body ended by closing the connection)"

@@ -1,8 +1,5 @@
 import DouyinSupport
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// One download: executing while its transfer runs, finished when its completion has run.
 public final class DownloadOperation: Operation, @unchecked Sendable {
@@ -16,7 +13,9 @@ public final class DownloadOperation: Operation, @unchecked Sendable {
 
     private struct State {
         var completed = false
-        var task: URLSessionTask?
+        /// The transfer's task; cancelling it ends the transfer at once (the transport never
+        /// blocks a cancel).
+        var task: Task<Void, Never>?
     }
 
     private let state = LockedBox(State())
@@ -34,7 +33,7 @@ public final class DownloadOperation: Operation, @unchecked Sendable {
         super.init()
     }
 
-    /// Always true: the transfer runs on URLSession's threads.
+    /// Always true: the transfer runs on the transport's thread.
     public override var isAsynchronous: Bool { true }
     /// Whether the transfer is running.
     public override var isExecuting: Bool { lifecycle.isExecuting }
@@ -53,13 +52,13 @@ public final class DownloadOperation: Operation, @unchecked Sendable {
     public override func cancel() {
         super.cancel()
         let task = state.withLock { $0.task }
-        task?.cancelWithoutWaiting()
+        task?.cancel()
         if task == nil, isExecuting { complete(.failure(.cancelled(url: url.absoluteString))) }
     }
 
-    func attach(_ task: URLSessionTask) {
+    func attach(_ task: Task<Void, Never>) {
         state.withLock { $0.task = task }
-        if isCancelled { task.cancelWithoutWaiting() }
+        if isCancelled { task.cancel() }
     }
 
     func reportProgress(_ received: Int64, _ expected: Int64?) {
@@ -76,22 +75,5 @@ public final class DownloadOperation: Operation, @unchecked Sendable {
         completion(isCancelled ? .failure(.cancelled(url: url.absoluteString)) : result)
         state.withLock { $0.task = nil }
         lifecycle.finish(self)
-    }
-}
-
-extension URLSessionTask {
-    /// Cancels the task from another thread and returns at once.
-    ///
-    /// FoundationNetworking's `cancel()` waits (`sync`) for the session's work queue, where
-    /// libcurl reads the socket, and the transfer stops only when that queue gets to it: against
-    /// a loopback server sending as fast as it can, the wait took 0.07–0.4 s and the reading went
-    /// on for up to 1.2 s (9 s under Thread Sanitizer). Meanwhile every chunk read is queued on
-    /// the delegate queue with its bytes. Waiting on the delegate queue would stop it from
-    /// dropping them (the refused transfer's chunks piled up there: 300 MB in one case); waiting
-    /// on a cooperative thread (a waiter leaving ``TwoTierCache``) would hold up Swift concurrency.
-    func cancelWithoutWaiting() {
-        // A serial queue of its own: it gets a thread at once, where the global concurrent
-        // queue waits for the pool (see `SerialDelegateQueue`).
-        DispatchQueue(label: "DouyinCache.Downloader.cancel").async { self.cancel() }
     }
 }

@@ -2,7 +2,7 @@ import DouyinLogging
 import DouyinSupport
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+import FoundationNetworking  // URLSessionConfiguration, for the URLSession initializers
 #endif
 
 /// Downloads resources as `Operation`s on an `OperationQueue` with bounded concurrency.
@@ -15,9 +15,14 @@ import FoundationNetworking
 /// `Content-Length` before a byte of it is read, or stopped as soon as it grows past the limit.
 /// What is checked when is said at ``DownloadedData/isLengthChecked``.
 ///
-/// Only `http` and `https` are fetched by default: URLs in feeds and API answers are data, and
-/// FoundationNetworking would otherwise follow `ftp://` (through libcurl) or read `file://`
-/// from this machine. Any other scheme is ``CacheError/unsupportedScheme(url:scheme:)`` before
+/// Downloads go through the package's HTTP transport: libcurl's multi interface on Linux (a
+/// waiting download costs no CPU), URLSession on Apple platforms, or URLSession explicitly with
+/// ``init(sessionConfiguration:)``. The framing of an answer is checked as the API client checks
+/// it (two different `Content-Length`s, or one beside `Transfer-Encoding`, are
+/// ``CacheError/invalidResponse(url:reason:)``).
+///
+/// Only `http` and `https` are fetched by default, redirects included: URLs in feeds and API
+/// answers are data. Any other scheme is ``CacheError/unsupportedScheme(url:scheme:)`` before
 /// a connection is made or a file opened. `file://` is read from disk by the operation itself
 /// only when ``Configuration/allowsFileURLs`` is on (demos, tests, explicit local use), and then
 /// only a regular file no larger than ``Configuration/maximumBodySize``.
@@ -67,40 +72,50 @@ public final class Downloader: Sendable {
     /// once. Not public: cancel a download through its ``DownloadOperation`` (or by leaving
     /// ``TwoTierCache``'s wait), never by reaching into the queue.
     package let queue: OperationQueue
-    private let session: URLSession
-    private let tasks: SessionTasks
+    private let transport: any HTTPTransport
 
-    /// Makes a downloader with the default limits (always valid) over its own URLSession,
-    /// made from a copy of `sessionConfiguration` (ephemeral by default: the caches keep the
-    /// bytes, URLCache should not keep them twice).
-    public convenience init(sessionConfiguration: URLSessionConfiguration = .ephemeral) {
-        self.init(checked: Configuration(), sessionConfiguration: sessionConfiguration)
+    /// Makes a downloader with the default limits (always valid) on this platform's default
+    /// transport (libcurl on Linux, URLSession on Apple platforms).
+    public convenience init() {
+        self.init(checked: Configuration(), transport: HTTPTransports.platformDefault)
     }
 
-    /// Makes a downloader with `configuration`'s limits over its own URLSession, made from a
-    /// copy of `sessionConfiguration` (ephemeral by default).
+    /// Makes a downloader with the default limits over a URLSession of its own, made from a
+    /// copy of `sessionConfiguration` (its proxies, TLS settings and protocol classes apply;
+    /// its URL cache is switched off: the caches keep the bytes).
+    public convenience init(sessionConfiguration: URLSessionConfiguration) {
+        self.init(checked: Configuration(), transport: URLSessionTransport(configuration: sessionConfiguration))
+    }
+
+    /// Makes a downloader with `configuration`'s limits on this platform's default transport.
     ///
     /// - Throws: ``CacheError/configurationOutOfRange(field:value:allowed:)`` naming the first
     ///   field outside its range (``Configuration/maxConcurrentDownloads`` below 1, a negative
     ///   ``Configuration/maximumBodySize``); nothing is clamped.
-    public convenience init(configuration: Configuration, sessionConfiguration: URLSessionConfiguration = .ephemeral) throws(CacheError) {
+    public convenience init(configuration: Configuration) throws(CacheError) {
         try configuration.check()
-        self.init(checked: configuration, sessionConfiguration: sessionConfiguration)
+        self.init(checked: configuration, transport: HTTPTransports.platformDefault)
     }
 
-    private init(checked configuration: Configuration, sessionConfiguration: URLSessionConfiguration) {
+    /// Makes a downloader with `configuration`'s limits over a URLSession of its own, made from
+    /// a copy of `sessionConfiguration`; throws as ``init(configuration:)``.
+    public convenience init(configuration: Configuration, sessionConfiguration: URLSessionConfiguration) throws(CacheError) {
+        try configuration.check()
+        self.init(checked: configuration, transport: URLSessionTransport(configuration: sessionConfiguration))
+    }
+
+    /// Makes a downloader over `transport` (tests: a scripted transport, a transport of their own).
+    package convenience init(configuration: Configuration, transport: any HTTPTransport) throws(CacheError) {
+        try configuration.check()
+        self.init(checked: configuration, transport: transport)
+    }
+
+    private init(checked configuration: Configuration, transport: any HTTPTransport) {
         self.configuration = configuration
         queue = OperationQueue()
         queue.name = "DouyinCache.Downloader"
         queue.maxConcurrentOperationCount = configuration.maxConcurrentDownloads
-        tasks = SessionTasks(maximumBodySize: configuration.maximumBodySize)
-        // Callbacks on a serial queue of their own: on a concurrent one they starve under load
-        // and an endless body is never seen growing past the limit (see `SerialDelegateQueue`).
-        session = URLSessions.make(configuration: sessionConfiguration, delegate: tasks, delegateQueue: SerialDelegateQueue(label: "DouyinCache.Downloader.delegate"))
-    }
-
-    deinit {
-        URLSessions.tearDown(session)
+        self.transport = transport
     }
 
     /// Queues a download; `completion` runs once, on a background thread, with the bytes or
@@ -119,9 +134,9 @@ public final class Downloader: Sendable {
                 completion(result)
             }
         }
-        let operation = DownloadOperation(url: url, progress: progress, completion: logged) { [session, tasks] operation in
+        let operation = DownloadOperation(url: url, progress: progress, completion: logged) { [transport] operation in
             log?(LogEvent(level: .debug, subsystem: Self.subsystem, message: "download started", metadata: ["url": url.absoluteString]))
-            Self.begin(operation, session: session, tasks: tasks, limit: limit, allowsFiles: allowsFiles)
+            Self.begin(operation, transport: transport, limit: limit, allowsFiles: allowsFiles)
         }
         operation.queuePriority = priority.queuePriority
         queue.addOperation(operation)
@@ -145,7 +160,7 @@ public final class Downloader: Sendable {
         }
     }
 
-    private static func begin(_ operation: DownloadOperation, session: URLSession, tasks: SessionTasks, limit: Int?, allowsFiles: Bool) {
+    private static func begin(_ operation: DownloadOperation, transport: any HTTPTransport, limit: Int?, allowsFiles: Bool) {
         let url = operation.url
         switch url.scheme?.lowercased() {
         case "file" where allowsFiles:
@@ -156,16 +171,9 @@ public final class Downloader: Sendable {
                 })
             }
         case "http", "https":
-            var request = URLRequest(url: url)
-            request.cachePolicy = .reloadIgnoringLocalCacheData
-            // The bytes as stored, so Content-Length counts what arrives: a server with a packed
-            // copy beside the file (nginx's gzip_static) otherwise sends that, and its
-            // Content-Length is the packed size while the session hands over unpacked bytes.
-            request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
-            let task = session.dataTask(with: request)
-            tasks.register(task, for: operation)
-            operation.attach(task)
-            task.resume()
+            operation.attach(TransferTask.start {
+                await transfer(operation, over: transport, limit: limit)
+            })
         default:
             operation.complete(.failure(.unsupportedScheme(url: url.absoluteString, scheme: url.scheme ?? "")))
         }

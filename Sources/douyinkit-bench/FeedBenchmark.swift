@@ -157,7 +157,7 @@ enum FeedBenchmark {
             }
             // The same transfers (one request each, `slots` at once, grid order), each file
             // decoded once it is whole.
-            let origin = URLSessionOrigin()
+            let origin = HTTPOrigin()
             return try await withThrowingTaskGroup(of: (Int, Double).self) { group in
                 var next = 0
                 var times = Array(repeating: 0.0, count: urls.count)

@@ -1,5 +1,6 @@
 import DouyinAPI
 import DouyinModels
+import DouyinSupport
 import DouyinTestSupport
 import Foundation
 import Testing

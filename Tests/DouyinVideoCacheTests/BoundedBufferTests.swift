@@ -4,42 +4,45 @@ import DouyinTestSupport
 import Foundation
 import Testing
 
-/// Counts calls from any thread.
-private final class Counter: Sendable {
-    private let count = LockedBox(0)
-    func increment() { count.withLock { $0 += 1 } }
-    var value: Int { count.withLock { $0 } }
+/// The two HTTP origins: libcurl's transport pauses for a slow consumer, URLSession's stops
+/// and the cache asks again.
+enum TinyBufferOrigin: String, CaseIterable, CustomTestStringConvertible {
+    case curl, urlSession
+
+    var testDescription: String { rawValue }
+
+    func make() -> any VideoOrigin {
+        var configuration = HTTPOrigin.Configuration()
+        configuration.maxBufferedBytes = 1
+        switch self {
+        case .curl: return HTTPOrigin(configuration: configuration)
+        case .urlSession: return URLSessionOrigin(configuration: configuration)
+        }
+    }
 }
 
-@Suite("URLSessionOrigin bounds the bytes buffered for a slow consumer")
+@Suite("HTTP origins bound the bytes buffered for a slow consumer")
 struct BoundedBufferTests {
-    static let oneByteBuffer: URLSessionOrigin.Configuration = {
-        var configuration = URLSessionOrigin.Configuration()
-        configuration.maxBufferedBytes = 1
-        return configuration
-    }()
-
-    @Test func aConsumerFallingBehindStopsTheTransferOnceAfterTheLimit() async throws {
-        let stops = Counter()
-        let channel = ChunkChannel(limit: 4_000_000) { stops.increment() }
+    @Test func aBufferThatCannotPauseSaysOnceItIsOverItsLimit() async throws {
+        let buffer = HTTPBodyBuffer(limit: 4_000_000, resume: {}, cancelTransfer: {})
         let megabyte = Data(repeating: 1, count: 1_000_000)
-        for _ in 0..<10 { channel.append(megabyte) }
-        #expect(stops.value == 1)
-        #expect(channel.isFinished)
-        // The chunk that crossed the limit is kept, nothing after it.
-        #expect(try await channel.next()?.count == 5_000_000)
-        await #expect(throws: URLSessionOrigin.ConsumerFellBehind.self) { try await channel.next() }
+        let overs = (0..<5).map { _ in buffer.append(megabyte).overLimit }
+        // The chunk that crossed the limit is kept and said to be over it.
+        #expect(overs == [false, false, false, false, true])
+        #expect(try await buffer.next()?.data.count == 5_000_000)
     }
 
-    @Test func aReadThroughATinyBufferStillGetsEveryByteInOrder() async throws {
+    @Test(arguments: TinyBufferOrigin.allCases)
+    func aReadThroughATinyBufferStillGetsEveryByteInOrder(origin: TinyBufferOrigin) async throws {
         let nginx = try await NginxOrigin.start()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let file = videoBytes(3_000_000)
         try nginx.serve(file, at: "/v/tiny.mp4")
-        // One byte of buffer: any chunk arriving while the cache is writing stops the transfer,
-        // and the read goes on with a new Range request from where the bytes end.
-        let cache = try VideoCache(directory: folder.url, sizeLimit: 1 << 30, origin: URLSessionOrigin(configuration: Self.oneByteBuffer))
+        // One byte of buffer: any chunk arriving while the cache is writing pauses the transfer
+        // (libcurl) or stops it, and the read goes on with a new Range request from where the
+        // bytes end (URLSession).
+        let cache = try VideoCache(directory: folder.url, sizeLimit: 1 << 30, origin: origin.make())
         let reader = cache.reader(for: nginx.url("/v/tiny.mp4"))
         defer { reader.close() }
         #expect(try await reader.read(0..<3_000_000) == file)
@@ -52,14 +55,15 @@ struct BoundedBufferTests {
         // How many restarts happen depends on timing (from 1 to a handful here); the bytes may not.
     }
 
-    @Test func anUncachedReadThroughATinyBufferStillGetsEveryByte() async throws {
+    @Test(arguments: TinyBufferOrigin.allCases)
+    func anUncachedReadThroughATinyBufferStillGetsEveryByte(origin: TinyBufferOrigin) async throws {
         let nginx = try await NginxOrigin.start()
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let file = videoBytes(3_000_000)
         try nginx.serve(file, at: "/v/uncached.mp4")
         // A 100 KB budget: the read soon streams from the origin without storing.
-        let cache = try VideoCache(directory: folder.url, sizeLimit: 100_000, origin: URLSessionOrigin(configuration: Self.oneByteBuffer))
+        let cache = try VideoCache(directory: folder.url, sizeLimit: 100_000, origin: origin.make())
         let reader = cache.reader(for: nginx.url("/v/uncached.mp4"))
         defer { reader.close() }
         #expect(try await reader.read(0..<3_000_000) == file)

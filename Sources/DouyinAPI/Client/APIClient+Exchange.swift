@@ -1,3 +1,4 @@
+import DouyinSupport
 import DouyinModels
 import Foundation
 #if canImport(FoundationNetworking)
@@ -63,27 +64,22 @@ extension APIClient {
         }
     }
 
-    /// The most 307/308 hops a request with a body is sent again for.
+    /// The most redirects a request follows (307/308 re-send a body with it).
     static let maximumBodyRedirects = 5
 
-    /// One attempt: the request and, for a request with a body on the client's own session, the
-    /// 307/308 hops it is sent again for (same method, headers and body; URLSession would drop
-    /// the body). The whole attempt, hops included, has ``Configuration/timeout`` as its deadline.
+    /// One attempt, redirects included, with ``Configuration/timeout`` as its deadline: through
+    /// the transport (every rule checked as the answer arrives), or through a caller's session.
     ///
-    /// - Throws: ``ExchangeFailure``; cancelling the calling task cancels the URLSession task.
-    func load(_ first: URLRequest, uploadProgress: (@Sendable (UploadProgress) -> Void)?) async throws -> (Data, HTTPURLResponse) {
+    /// - Throws: ``ExchangeFailure``; cancelling the calling task cancels the request.
+    func load(_ request: URLRequest, uploadProgress: (@Sendable (UploadProgress) -> Void)?) async throws -> (Data, HTTPURLResponse) {
         let deadline = ContinuousClock.now + configuration.timeout
-        var request = first
-        var hops = 0
-        while true {
-            let exchange = Exchange(limit: configuration.maximumBodySize, redirectsReturned: delegate != nil && request.httpBody != nil,
-                                    uploadProgress: uploadProgress)
+        switch carrier {
+        case .transport(let transport):
+            return try await load(request, over: transport, until: deadline, uploadProgress: uploadProgress)
+        case .session(let session):
+            let exchange = Exchange(limit: configuration.maximumBodySize, redirectsReturned: false, uploadProgress: uploadProgress)
             let transfer: Exchange.Transfer
-            if let delegate {
-                let task = session.dataTask(with: request)
-                delegate.register(exchange, for: task)
-                transfer = .dataTask(task)
-            } else if uploadProgress != nil, request.httpBody != nil {
+            if uploadProgress != nil, request.httpBody != nil {
                 // A caller's session, and progress asked: only a delegate of this task hears it.
                 transfer = .running(Self.sendReportingUpload(request, on: session, to: exchange))
             } else {
@@ -96,12 +92,57 @@ extension APIClient {
             case .answer(let data, let response):
                 return (data, response)
             case .redirect(let status, let url):
-                hops += 1
-                guard hops <= Self.maximumBodyRedirects else {
-                    throw ExchangeFailure.redirectRefused(status: status, location: url.absoluteString)
-                }
-                request.url = url
+                throw ExchangeFailure.redirectRefused(status: status, location: url.absoluteString)
             }
+        }
+    }
+
+    /// One attempt over the transport seam: the head's framing and declared length are judged
+    /// before the body is read, the body is counted against the limit as it arrives (a gzip
+    /// bomb or an endless body stops there), and its end against the declared length.
+    private func load(_ urlRequest: URLRequest, over transport: any HTTPTransport, until deadline: ContinuousClock.Instant,
+                      uploadProgress: (@Sendable (UploadProgress) -> Void)?) async throws -> (Data, HTTPURLResponse) {
+        guard let url = urlRequest.url else { throw ExchangeFailure.transport(URLError(.badURL)) }
+        var headers = HTTPHeaders()
+        for (name, value) in (urlRequest.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key < $1.key }) { headers.add(name, value) }
+        let limit = configuration.maximumBodySize
+        var request = HTTPRequest(url: url, method: urlRequest.httpMethod ?? "GET", headers: headers)
+        if let body = urlRequest.httpBody { request.body = .data(body) }
+        request.deadline = deadline
+        request.idleTimeout = configuration.timeout
+        request.maximumRedirects = Self.maximumBodyRedirects
+        request.decodesContent = true
+        request.bufferLimit = max(1, min(limit, 1 << 20))
+        if let uploadProgress {
+            request.uploadProgress = { sent, total in uploadProgress(UploadProgress(bytesSent: sent, totalBytes: total)) }
+        }
+        do {
+            let response = try await transport.send(request)
+            let head = response.head
+            let declared: Int?
+            switch ResponseFraming.declaredLength(contentLength: head.headers["Content-Length"], transferEncoding: head.headers["Transfer-Encoding"]) {
+            case .failure(let refusal): throw ExchangeFailure.framing(refusal.reason)
+            case .success(let length): declared = length
+            }
+            if let declared, declared > limit { throw ExchangeFailure.tooLarge(limit: limit) }
+            let data = try await response.body.collect(limit: limit, orThrow: ExchangeFailure.tooLarge(limit: limit))
+            guard ResponseFraming.bodyMatches(declared: declared, received: data.count, contentEncoding: head.headers["Content-Encoding"]) else {
+                throw ExchangeFailure.framing("the body has \(data.count) bytes, Content-Length said \(declared ?? 0)")
+            }
+            guard let answer = HTTPURLResponse(url: head.url, statusCode: head.status, httpVersion: "HTTP/1.1", headerFields: head.headers.dictionary) else {
+                throw ExchangeFailure.transport(URLError(.badServerResponse))
+            }
+            return (data, answer)
+        } catch let failure as ExchangeFailure {
+            throw failure
+        } catch is CancellationError {
+            throw ExchangeFailure.cancelled
+        } catch let error as URLError {
+            throw ExchangeFailure.transport(error)
+        } catch HTTPTransportError.redirectRefused(let status, let location), HTTPTransportError.tooManyRedirects(let status, let location) {
+            throw ExchangeFailure.redirectRefused(status: status, location: location)
+        } catch {
+            throw ExchangeFailure.transport(URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: "\(error)"]))
         }
     }
 }

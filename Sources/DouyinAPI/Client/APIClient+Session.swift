@@ -1,14 +1,15 @@
+import DouyinSupport
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
 extension APIClient {
-    /// A client whose own URLSession is made from a copy of `sessionConfiguration`: its
-    /// `protocolClasses`, proxies, cookies, TLS settings and extra headers apply. The client
-    /// turns the URL cache off on the copy (the API's answers are not cached) and sets its
-    /// request timeout to ``Configuration/timeout`` (the idle limit; the client also holds the
-    /// whole attempt to that deadline). Everything of the default client holds: the body limit
+    /// A client on a URLSession of its own, made from a copy of `sessionConfiguration` (on
+    /// Linux too, where the default is libcurl): its `protocolClasses`, proxies, cookies, TLS
+    /// settings and extra headers apply. The URL cache is off on the copy (the API's answers
+    /// are not cached); ``Configuration/timeout`` is each request's idle limit and the
+    /// deadline of the whole attempt. Everything of the default client holds: the body limit
     /// counted as bytes arrive, the framing checks, 307/308 re-sends with the body, upload progress.
     public convenience init(baseURL: URL, configuration: Configuration = Configuration(), sessionConfiguration: URLSessionConfiguration,
                             clock: any Clock<Duration> = ContinuousClock()) {
@@ -39,7 +40,11 @@ extension APIClient {
 
     /// Where a client's requests go out.
     package enum Transport {
-        /// A session of the client's own over a copy of this configuration.
+        /// This platform's default transport (``HTTPTransports/platformDefault``).
+        case platformDefault
+        /// A transport given by a test.
+        case transport(any HTTPTransport)
+        /// A URLSession transport of the client's own over a copy of this configuration.
         case configuration(URLSessionConfiguration)
         /// The caller's session, used as it is.
         case session(URLSession)

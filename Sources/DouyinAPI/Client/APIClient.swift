@@ -7,7 +7,7 @@ import FoundationNetworking
 #endif
 
 /// A typed client of the demo backend's REST API (DESIGN.md's endpoint table), and of any other
-/// endpoint an app names, async/await over URLSession.
+/// endpoint an app names, async/await over the package's HTTP transport.
 ///
 /// ```swift
 /// let client = APIClient(baseURL: URL(string: "http://127.0.0.1:8080/douyin/")!)
@@ -22,10 +22,12 @@ import FoundationNetworking
 /// ``Configuration/authentication`` every request carries a token, renewed once for all the
 /// calls a 401 answers together.
 ///
-/// Safe to use from any task. By default one client keeps one URLSession of its own, torn down
-/// when it is released; ``init(baseURL:configuration:sessionConfiguration:clock:)`` builds it
-/// from an app's configuration and ``init(baseURL:configuration:session:clock:)`` uses the app's
-/// session (see there what still holds then).
+/// Safe to use from any task. By default requests go through the package's HTTP transport
+/// (libcurl's multi interface on Linux, where a request that waits costs no CPU; URLSession on
+/// Apple platforms), whose connections every client of the process shares;
+/// ``init(baseURL:configuration:sessionConfiguration:clock:)`` uses a URLSession of the client's
+/// own made from an app's configuration, and ``init(baseURL:configuration:session:clock:)`` the
+/// app's own session (see there what still holds then).
 public final class APIClient: Sendable {
     /// The API's base, such as `http://HOST:PORT/douyin/`; endpoint paths are appended to it.
     public let baseURL: URL
@@ -33,10 +35,18 @@ public final class APIClient: Sendable {
     public let configuration: Configuration
     private let clock: any Clock<Duration>
     private let random: @Sendable () -> Double
-    let session: URLSession
-    /// The delegate of the client's own session; `nil` on a caller's session, whose tasks then
-    /// report through completion handlers.
-    let delegate: ExchangeDelegate?
+    /// Where requests go out: the package's HTTP transport (libcurl on Linux, URLSession on
+    /// Apple platforms, or a URLSession of the client's own), or a caller's URLSession.
+    let carrier: Carrier
+
+    /// What carries a client's requests.
+    enum Carrier: Sendable {
+        /// The transport seam: the body counted as it arrives, 307/308 re-sent with the body,
+        /// the deadline enforced by the transport.
+        case transport(any HTTPTransport)
+        /// The caller's session, used as it is (its delegate is its own).
+        case session(URLSession)
+    }
     private let tokens: TokenRefresher?
     private let state = LockedBox(State())
 
@@ -55,7 +65,7 @@ public final class APIClient: Sendable {
 
     /// A client whose backoff jitter comes from `random` (uniform in [0, 1)), for tests.
     package init(baseURL: URL, configuration: Configuration, clock: any Clock<Duration>, random: @escaping @Sendable () -> Double,
-                 transport: Transport = .configuration(.ephemeral)) {
+                 transport: Transport = .platformDefault) {
         self.baseURL = baseURL
         self.configuration = configuration
         self.clock = clock
@@ -63,25 +73,14 @@ public final class APIClient: Sendable {
         tokens = configuration.authentication.map(TokenRefresher.init)
         switch transport {
         case .session(let session):
-            self.session = session
-            delegate = nil
+            carrier = .session(session)
         case .configuration(let original):
-            let sessionConfiguration = original.copy() as! URLSessionConfiguration
-            // FoundationNetworking's own timer restarts with every byte (a trickle never ends it):
-            // it stays as an idle limit, and ``Exchange`` holds the deadline of the whole exchange.
-            sessionConfiguration.timeoutIntervalForRequest = configuration.timeout.inSeconds
-            let queue = OperationQueue()
-            queue.maxConcurrentOperationCount = 1
-            queue.name = "DouyinAPI.APIClient.delegate"
-            let delegate = ExchangeDelegate()
-            self.delegate = delegate
-            session = URLSessions.make(configuration: sessionConfiguration, delegate: delegate, delegateQueue: queue)
+            carrier = .transport(URLSessionTransport(configuration: original))
+        case .platformDefault:
+            carrier = .transport(HTTPTransports.platformDefault)
+        case .transport(let transport):
+            carrier = .transport(transport)
         }
-    }
-
-    deinit {
-        // Only the client's own session: a caller's session is the caller's to end.
-        if delegate != nil { URLSessions.tearDown(session) }
     }
 
     /// A snapshot of the counters.

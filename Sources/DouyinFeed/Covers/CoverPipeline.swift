@@ -143,7 +143,7 @@ public final class CoverPipeline: Sendable {
     /// files on `decodeQueues` and downloading over `origin` (HTTP on its own session by
     /// default; a `FileOrigin` serves `file://` covers, throttled if asked, as the demo does).
     public convenience init(imageCache: TwoTierCache, decodeQueues: WebPDecodeQueues = WebPDecodeQueues(),
-                            origin: any VideoOrigin = URLSessionOrigin()) {
+                            origin: any VideoOrigin = HTTPOrigin()) {
         self.init(checked: Configuration(), imageCache: imageCache, decodeQueues: decodeQueues, origin: origin)
     }
 
@@ -154,7 +154,7 @@ public final class CoverPipeline: Sendable {
     ///   field outside its range (``Configuration/maxConcurrentDownloads`` or
     ///   ``Configuration/maxCanvasPixels`` below 1); nothing is clamped.
     public convenience init(imageCache: TwoTierCache, decodeQueues: WebPDecodeQueues = WebPDecodeQueues(),
-                            origin: any VideoOrigin = URLSessionOrigin(), configuration: Configuration) throws(CoverError) {
+                            origin: any VideoOrigin = HTTPOrigin(), configuration: Configuration) throws(CoverError) {
         if configuration.maxConcurrentDownloads < 1 {
             throw .configurationOutOfRange(field: "maxConcurrentDownloads", value: String(configuration.maxConcurrentDownloads), allowed: "1 or more")
         }

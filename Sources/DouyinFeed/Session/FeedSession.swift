@@ -127,7 +127,7 @@ public final class FeedSession: Sendable {
     /// A session over `items`, caching in `directory` (created if needed), fetching from
     /// `origin` through a meter, timed by `clock`.
     /// - Throws: ``FeedSessionError/cache(_:)`` when the cache cannot be opened there.
-    public init<C: Clock>(items: [SessionItem], directory: URL, origin base: any VideoOrigin = URLSessionOrigin(),
+    public init<C: Clock>(items: [SessionItem], directory: URL, origin base: any VideoOrigin = HTTPOrigin(),
                           configuration: Configuration = Configuration(), clock: C) throws(FeedSessionError)
     where C.Duration == Duration {
         self.configuration = configuration
@@ -156,7 +156,7 @@ public final class FeedSession: Sendable {
     }
 
     /// A session on the continuous clock.
-    public convenience init(items: [SessionItem], directory: URL, origin: any VideoOrigin = URLSessionOrigin(),
+    public convenience init(items: [SessionItem], directory: URL, origin: any VideoOrigin = HTTPOrigin(),
                             configuration: Configuration = Configuration()) throws(FeedSessionError) {
         try self.init(items: items, directory: directory, origin: origin, configuration: configuration, clock: ContinuousClock())
     }

@@ -145,8 +145,10 @@ final class CurlTransfer: @unchecked Sendable {
     fileprivate func header(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
         lastActivity = .now
         guard !headDelivered else { return bytes.count }  // trailers
-        var line = Substring(String(decoding: bytes, as: UTF8.self))
-        while line.last == "\n" || line.last == "\r" { line.removeLast() }
+        // Without the line end, cut as bytes: "\r\n" is one Character to Swift.
+        var end = bytes.count
+        while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
+        let line = Substring(String(decoding: UnsafeBufferPointer(rebasing: bytes[..<end]), as: UTF8.self))
         if line.hasPrefix("HTTP/") {
             lines = HTTPHeaders()  // a new block: an interim 1xx's fields are not this answer's
         } else if line.isEmpty {

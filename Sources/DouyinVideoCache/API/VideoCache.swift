@@ -91,7 +91,7 @@ public final class VideoCache: Sendable {
 
     /// A cache in `directory` (created if needed) holding at most `sizeLimit` bytes, fetching
     /// from `origin` (HTTP by default). Entries already in the directory are picked up.
-    public convenience init(directory: URL, sizeLimit: Int64, origin: any VideoOrigin = URLSessionOrigin(), configuration: Configuration = Configuration()) throws(VideoCacheError) {
+    public convenience init(directory: URL, sizeLimit: Int64, origin: any VideoOrigin = HTTPOrigin(), configuration: Configuration = Configuration()) throws(VideoCacheError) {
         try self.init(directory: directory, sizeLimit: sizeLimit, origin: origin, configuration: configuration, files: FileIO())
     }
 

@@ -29,7 +29,7 @@ enum VideoCommand {
         let destination = try BinaryOutput.resolve(out: options.string("--out"))
         try options.finish()
 
-        let origin: any VideoOrigin = url.isFileURL ? FileOrigin() : URLSessionOrigin()
+        let origin: any VideoOrigin = url.isFileURL ? FileOrigin() : HTTPOrigin()
         let cache: VideoCache
         do {
             var configuration = VideoCache.Configuration()

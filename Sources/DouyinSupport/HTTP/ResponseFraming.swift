@@ -1,7 +1,7 @@
 /// How long an answer's body says it is, read the way RFC 9112 §6.3 asks: a pure function of the
 /// header values, so every rule is tested without a server.
 ///
-/// FoundationNetworking (libcurl underneath) accepts framing the RFC makes an error: two
+/// libcurl (under FoundationNetworking or the package's own transport) accepts framing the RFC makes an error: two
 /// different `Content-Length` fields reach the client joined as `42, 103` (libcurl reads 103
 /// bytes), `42, 103` as one field (it reads 42), `+42` (it reads 42) and `10^23` (it reads to
 /// the end of the connection), each as a normal answer. The client refuses them here.
@@ -62,7 +62,7 @@ package enum ResponseFraming {
 
 extension StringProtocol {
     /// Without the spaces and tabs HTTP allows around a value (OWS).
-    var trimmingWhitespace: Substring {
+    package var trimmingWhitespace: Substring {
         let isSpace = { (c: Character) in c == " " || c == "\t" }
         let view = Substring(self)
         guard let first = view.firstIndex(where: { !isSpace($0) }), let last = view.lastIndex(where: { !isSpace($0) }) else {
