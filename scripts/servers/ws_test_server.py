@@ -7,7 +7,10 @@ Listens on two loopback ports and prints `PORTS <ws> <raw>` once ready:
   websockets API of these servers); the path picks a behaviour (see `behave`);
 - <raw>: a hand-written server on plain sockets that breaks the protocol on purpose, and
   answers `GET /lastclose?path=P` with the close code the client sent after P's violation
-  (waiting up to 5 s for it).
+  (waiting up to PATIENCE for it), and `GET /lastdrop?path=P` with who closed the TCP
+  connection after that close frame: the server never answers it nor closes, so a client that
+  fails the connection as RFC 6455 §7.1.7 says drops it itself (`client`); `server` when the
+  client still held it after PATIENCE.
 Stops when stdin closes (the test process ended) or on SIGTERM.
 """
 import asyncio
@@ -24,6 +27,8 @@ from ws_protocol import AsyncPeer, until_stdin_closes
 GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 CLOSES = {}        # raw path -> close code the client sent
 CLOSE_EVENTS = {}  # raw path -> asyncio.Event
+DROPS = {}         # raw path -> "client" | "server": who ended the TCP connection after the close frame
+DROP_EVENTS = {}   # raw path -> asyncio.Event
 # Seconds the server waits for a client's pong or close frame (and /lastclose for it) before it
 # reports none: a guard against a client that never answers, far above what a loaded machine
 # takes (a whole-suite test run on two cores has stood still for 80 s; 5 s waits were here).
@@ -215,6 +220,20 @@ async def read_client_frame(reader):
     return head[0] & 0x0F, bool(head[1] & 0x80), payload
 
 
+async def client_drops(reader):
+    """`client` once the client ends the connection (an end of stream or a reset), reading and
+    discarding what it still sends; `server` when it still holds it after PATIENCE."""
+    try:
+        async with asyncio.timeout(PATIENCE):
+            while await reader.read(65536):
+                pass
+    except ConnectionError:
+        pass
+    except TimeoutError:
+        return "server"
+    return "client"
+
+
 async def raw_client(reader, writer):
     try:
         request = await reader.readuntil(b"\r\n\r\n")
@@ -232,6 +251,17 @@ async def raw_client(reader, writer):
             try:
                 await asyncio.wait_for(event.wait(), PATIENCE)
                 body = str(CLOSES[target]).encode()
+            except asyncio.TimeoutError:
+                body = b"none"
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % len(body) + body)
+            await writer.drain()
+            return
+        if route == "/lastdrop":
+            target = args["path"]
+            event = DROP_EVENTS.setdefault(target, asyncio.Event())
+            try:
+                await asyncio.wait_for(event.wait(), 2 * PATIENCE)
+                body = DROPS[target].encode()
             except asyncio.TimeoutError:
                 body = b"none"
             writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % len(body) + body)
@@ -341,6 +371,10 @@ async def raw_client(reader, writer):
             opcode, _, payload = await asyncio.wait_for(read_client_frame(reader), PATIENCE)
             CLOSES[route] = struct.unpack("!H", payload[:2])[0] if opcode == 8 and len(payload) >= 2 else -opcode
             CLOSE_EVENTS.setdefault(route, asyncio.Event()).set()
+            # No close frame back and no close of ours: the client failed the connection, so
+            # it closes TCP itself, at once (§7.1.7), not after a wait for our close.
+            DROPS[route] = await client_drops(reader)
+            DROP_EVENTS.setdefault(route, asyncio.Event()).set()
             return
     except (asyncio.IncompleteReadError, ConnectionError, asyncio.TimeoutError):
         pass
