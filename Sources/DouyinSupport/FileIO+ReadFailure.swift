@@ -8,15 +8,19 @@ extension FileIO {
     /// Why ``FileIO/readFile(_:maximumSize:followingSymlinks:)`` gave no bytes.
     package enum ReadFailure: Error, Hashable, Sendable, CustomStringConvertible {
         /// A call failed: `open` (`ENOENT`, `EACCES`, `ELOOP` for a symlink not followed, …),
-        /// `fstat`, or `pread` (`EIO` also when the file's length changed while it was read).
+        /// `fstat` or `pread`.
         case system(SystemError)
         /// The path names something other than a regular file; nothing was read.
         case notARegularFile(FileKind)
         /// A regular file of `size` bytes, more than the caller's `limit`; nothing was read.
         case tooLarge(size: Int64, limit: Int)
+        /// The file's length changed while it was read: `fstat` said `expected` bytes, the
+        /// read gave `read` (one more than `expected` when it grew); no bytes are returned.
+        case changedWhileRead(expected: Int64, read: Int64)
 
         /// What went wrong in words, without the path (the caller names it): "it is a
-        /// directory", "it is a FIFO, not a regular file", "it has 70000000 bytes, more than the limit of 67108864", or the
+        /// directory", "it is a FIFO, not a regular file", "its length changed while it was
+        /// read …", "it has 70000000 bytes, more than the limit of 67108864", or the
         /// failed call.
         package var description: String {
             switch self {
@@ -25,6 +29,7 @@ extension FileIO {
             case .notARegularFile(.directory): "it is a directory"
             case .notARegularFile(let kind): "it is \(kind), not a regular file"
             case .tooLarge(let size, let limit): "it has \(size) bytes, more than the limit of \(limit)"
+            case .changedWhileRead(let expected, _): "its length changed while it was read (\(expected) bytes when opened)"
             }
         }
     }

@@ -129,8 +129,8 @@ package struct FileIO: Sendable {
     /// Opened with `O_NONBLOCK`, so a FIFO with no writer opens at once (and is refused) instead
     /// of blocking; anything but a regular file (a directory, FIFO, device or socket) is refused
     /// before a byte is read, so `/dev/zero` never fills memory; a file over `maximumSize` bytes
-    /// is refused before it is read; a file whose length changed while it was read is `EIO`
-    /// (one byte past the size is asked for, so growth is seen). `followingSymlinks: false`
+    /// is refused before it is read; a file whose length changed while it was read is refused
+    /// too (one byte past the size is asked for, so growth is seen). `followingSymlinks: false`
     /// (files a cache owns) adds `O_NOFOLLOW`: a planted symlink is `ELOOP`, never followed;
     /// `true` suits a path a person named.
     package func readFile(_ path: String, maximumSize: Int = .max, followingSymlinks: Bool = false) throws(ReadFailure) -> Data {
@@ -149,7 +149,7 @@ package struct FileIO: Sendable {
         let data: Data
         do { data = try read(size == .max ? size : size + 1, from: descriptor, at: 0) } catch { throw .system(error) }
         // Shrank or grew under us: not the file fstat described.
-        guard data.count == size else { throw .system(SystemError(call: "pread", code: EIO)) }
+        guard data.count == size else { throw .changedWhileRead(expected: Int64(size), read: Int64(data.count)) }
         return data
     }
 

@@ -53,6 +53,7 @@ enum BoundedFile {
             case .notARegularFile: throw .notARegularFile(path: path)
             case .tooLarge(let size, let limit): throw .tooLarge(path: path, size: size, limit: limit)
             case .system(let failure): throw .unreadable(path: path, reason: failure.reason)
+            case .changedWhileRead: throw .unreadable(path: path, reason: error.description)
             }
         }
     }
