@@ -196,6 +196,22 @@ struct WebSocketClientTests {
         }
     }
 
+    /// Issue 36 item 1's other half: a normal closing handshake still waits for the server to
+    /// close TCP (RFC 6455 §7.1.1). The raw server answers the client's close frame and holds
+    /// the connection until the test releases it; the client, whose close timeout is an hour,
+    /// must still hold it then.
+    @Test func aNormalCloseWaitsForTheServerToCloseTCP() async throws {
+        let waitsAnHour = POSIXWebSocketTransport(configuration: .init(connectTimeout: .seconds(30), handshakeTimeout: .seconds(30),
+                                                                       closeTimeout: .seconds(3600)))
+        let connection = try await waitsAnHour.connect(to: server.rawURL("/raw/closewait"), headers: [:])
+        let closing = Task { await connection.close(code: 1000, reason: "done") }
+        #expect(try await server.lastClose("/raw/closewait") == "1000")
+        try await server.release("/raw/closewait")
+        await closing.value
+        #expect(try await server.lastDrop("/raw/closewait") == "server", "the client dropped TCP before the server closed it")
+        #expect(await streamEnd(connection).error == nil)
+    }
+
     @Test func closeIsIdempotentAndSendAfterCloseFails() async throws {
         let connection = try await transport.connect(to: server.url("/echo"), headers: [:])
         await connection.close(code: 1000, reason: "")

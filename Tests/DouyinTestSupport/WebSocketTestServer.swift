@@ -66,6 +66,12 @@ public final class WebSocketTestServer: @unchecked Sendable {
         try await ask("lastdrop", path)
     }
 
+    /// Lets the raw server's `/raw/closewait` close the TCP connection it holds after
+    /// answering the client's close frame.
+    public func release(_ path: String) async throws {
+        _ = try await ask("release", path)
+    }
+
     private func ask(_ question: String, _ path: String) async throws -> String {
         // The server waits up to 120 s for the client (240 s for a drop); the request outlasts it.
         let request = URLRequest(url: URL(string: "http://127.0.0.1:\(rawPort)/\(question)?path=\(path)")!, timeoutInterval: 600)

@@ -29,6 +29,7 @@ CLOSES = {}        # raw path -> close code the client sent
 CLOSE_EVENTS = {}  # raw path -> asyncio.Event
 DROPS = {}         # raw path -> "client" | "server": who ended the TCP connection after the close frame
 DROP_EVENTS = {}   # raw path -> asyncio.Event
+RELEASES = {}      # raw path -> asyncio.Event: GET /release?path=P lets /raw/closewait close
 # Seconds the server waits for a client's pong or close frame (and /lastclose for it) before it
 # reports none: a guard against a client that never answers, far above what a loaded machine
 # takes (a whole-suite test run on two cores has stood still for 80 s; 5 s waits were here).
@@ -267,6 +268,11 @@ async def raw_client(reader, writer):
             writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % len(body) + body)
             await writer.drain()
             return
+        if route == "/release":
+            RELEASES.setdefault(args["path"], asyncio.Event()).set()
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            await writer.drain()
+            return
         if route == "/raw/silent":
             await asyncio.sleep(3600)
             return
@@ -357,6 +363,23 @@ async def raw_client(reader, writer):
             writer.write(frame(1, reply.encode()))
             await writer.drain()
             await asyncio.sleep(3600)
+            return
+        if route == "/raw/closewait":
+            # A normal closing handshake the client starts: its close frame is answered with
+            # ours, then the TCP connection is held until the test releases it. /lastdrop says
+            # who ended it: `server` when the client waited for our close (RFC 6455 §7.1.1).
+            opcode, _, payload = await asyncio.wait_for(read_client_frame(reader), PATIENCE)
+            CLOSES[route] = struct.unpack("!H", payload[:2])[0] if opcode == 8 and len(payload) >= 2 else -opcode
+            CLOSE_EVENTS.setdefault(route, asyncio.Event()).set()
+            writer.write(frame(8, payload[:2]))
+            await writer.drain()
+            dropped = asyncio.ensure_future(reader.read(1))
+            released = asyncio.ensure_future(RELEASES.setdefault(route, asyncio.Event()).wait())
+            done, pending = await asyncio.wait({dropped, released}, timeout=PATIENCE, return_when=asyncio.FIRST_COMPLETED)
+            for task in pending:
+                task.cancel()
+            DROPS[route] = "client" if dropped in done else "server"
+            DROP_EVENTS.setdefault(route, asyncio.Event()).set()
             return
         if route == "/raw/lengths":
             # One message each of 125, 126, 65535, 65536 bytes: every length form.
