@@ -10,7 +10,9 @@ Listens on two loopback ports and prints `PORTS <ws> <raw>` once ready:
   (waiting up to PATIENCE for it), and `GET /lastdrop?path=P` with who closed the TCP
   connection after that close frame: the server never answers it nor closes, so a client that
   fails the connection as RFC 6455 §7.1.7 says drops it itself (`client`); `server` when the
-  client still held it after PATIENCE.
+  client still held it after PATIENCE. `/raw/closewait` answers a client's normal close and
+  holds TCP until `GET /release?path=/raw/closewait`; /lastdrop then says `server` when the
+  client waited for that (§7.1.1).
 Stops when stdin closes (the test process ended) or on SIGTERM.
 """
 import asyncio
