@@ -223,6 +223,33 @@ async def read_client_frame(reader):
     return head[0] & 0x0F, bool(head[1] & 0x80), payload
 
 
+async def answer_question(writer, route, target):
+    """Answers `GET /lastclose`, `/lastdrop` (once known, or `none` after the wait) or
+    `/release` about the raw path `target`, as a plain-text HTTP body."""
+    if route == "/release":
+        RELEASES.setdefault(target, asyncio.Event()).set()
+        body = b""
+    else:
+        # A drop is known up to PATIENCE after the close frame, itself up to PATIENCE late.
+        events, values, wait = (CLOSE_EVENTS, CLOSES, PATIENCE) if route == "/lastclose" else (DROP_EVENTS, DROPS, 2 * PATIENCE)
+        try:
+            await asyncio.wait_for(events.setdefault(target, asyncio.Event()).wait(), wait)
+            body = str(values[target]).encode()
+        except asyncio.TimeoutError:
+            body = b"none"
+    writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % len(body) + body)
+    await writer.drain()
+
+
+async def record_close(reader, route):
+    """Reads the client's next frame, which should be its close: records its code for
+    /lastclose (minus the opcode when it was another frame) and returns its payload."""
+    opcode, _, payload = await asyncio.wait_for(read_client_frame(reader), PATIENCE)
+    CLOSES[route] = struct.unpack("!H", payload[:2])[0] if opcode == 8 and len(payload) >= 2 else -opcode
+    CLOSE_EVENTS.setdefault(route, asyncio.Event()).set()
+    return payload
+
+
 async def client_drops(reader):
     """`client` once the client ends the connection (an end of stream or a reset), reading and
     discarding what it still sends; `server` when it still holds it after PATIENCE."""
@@ -248,32 +275,8 @@ async def raw_client(reader, writer):
             if ":" in h:
                 k, v = h.split(":", 1)
                 headers[k.strip().lower()] = v.strip()
-        if route == "/lastclose":
-            target = args["path"]
-            event = CLOSE_EVENTS.setdefault(target, asyncio.Event())
-            try:
-                await asyncio.wait_for(event.wait(), PATIENCE)
-                body = str(CLOSES[target]).encode()
-            except asyncio.TimeoutError:
-                body = b"none"
-            writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % len(body) + body)
-            await writer.drain()
-            return
-        if route == "/lastdrop":
-            target = args["path"]
-            event = DROP_EVENTS.setdefault(target, asyncio.Event())
-            try:
-                await asyncio.wait_for(event.wait(), 2 * PATIENCE)
-                body = DROPS[target].encode()
-            except asyncio.TimeoutError:
-                body = b"none"
-            writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % len(body) + body)
-            await writer.drain()
-            return
-        if route == "/release":
-            RELEASES.setdefault(args["path"], asyncio.Event()).set()
-            writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
-            await writer.drain()
+        if route in ("/lastclose", "/lastdrop", "/release"):
+            await answer_question(writer, route, args["path"])
             return
         if route == "/raw/silent":
             await asyncio.sleep(3600)
@@ -352,9 +355,7 @@ async def raw_client(reader, writer):
                 assert message.endswith(b"\x00\x00\xff\xff")
                 writer.write(frame(1, message[:-4], rsv=4))
             await writer.drain()
-            opcode, _, payload = await asyncio.wait_for(read_client_frame(reader), PATIENCE)
-            CLOSES[route] = struct.unpack("!H", payload[:2])[0] if opcode == 8 and len(payload) >= 2 else -opcode
-            CLOSE_EVENTS.setdefault(route, asyncio.Event()).set()
+            await record_close(reader, route)
             return
         writer.write(("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                       f"Sec-WebSocket-Accept: {good}\r\n\r\n").encode())
@@ -370,9 +371,7 @@ async def raw_client(reader, writer):
             # A normal closing handshake the client starts: its close frame is answered with
             # ours, then the TCP connection is held until the test releases it. /lastdrop says
             # who ended it: `server` when the client waited for our close (RFC 6455 §7.1.1).
-            opcode, _, payload = await asyncio.wait_for(read_client_frame(reader), PATIENCE)
-            CLOSES[route] = struct.unpack("!H", payload[:2])[0] if opcode == 8 and len(payload) >= 2 else -opcode
-            CLOSE_EVENTS.setdefault(route, asyncio.Event()).set()
+            payload = await record_close(reader, route)
             writer.write(frame(8, payload[:2]))
             await writer.drain()
             dropped = asyncio.ensure_future(reader.read(1))
@@ -393,9 +392,7 @@ async def raw_client(reader, writer):
         if route in VIOLATIONS:
             writer.write(VIOLATIONS[route]())
             await writer.drain()
-            opcode, _, payload = await asyncio.wait_for(read_client_frame(reader), PATIENCE)
-            CLOSES[route] = struct.unpack("!H", payload[:2])[0] if opcode == 8 and len(payload) >= 2 else -opcode
-            CLOSE_EVENTS.setdefault(route, asyncio.Event()).set()
+            await record_close(reader, route)
             # No close frame back and no close of ours: the client failed the connection, so
             # it closes TCP itself, at once (§7.1.7), not after a wait for our close.
             DROPS[route] = await client_drops(reader)
