@@ -123,21 +123,33 @@ package struct FileIO: Sendable {
         }
     }
 
-    /// Reads a whole regular file. A symlink is refused (`ELOOP`), a directory or device is
-    /// `EISDIR`/`EINVAL`, and a file that shrinks while read is `EIO`.
-    package func readFile(_ path: String) throws(SystemError) -> Data {
-        let descriptor = try open(path, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
-        defer { close(descriptor) }
-        let info = try status(descriptor)
-        switch info.st_mode & S_IFMT {
-        case S_IFREG: break
-        case S_IFDIR: throw SystemError(call: "open", code: EISDIR)
-        default: throw SystemError(call: "open", code: EINVAL)
+    /// The bytes of the regular file at `path`, read whole only after `fstat` said what it is
+    /// and how big: the one reader of a file named by a path, in the library and in the tool.
+    ///
+    /// Opened with `O_NONBLOCK`, so a FIFO with no writer opens at once (and is refused) instead
+    /// of blocking; anything but a regular file (a directory, FIFO, device or socket) is refused
+    /// before a byte is read, so `/dev/zero` never fills memory; a file over `maximumSize` bytes
+    /// is refused before it is read; a file whose length changed while it was read is refused
+    /// too (one byte past the size is asked for, so growth is seen). `followingSymlinks: false`
+    /// (files a cache owns) adds `O_NOFOLLOW`: a planted symlink is `ELOOP`, never followed;
+    /// `true` suits a path a person named.
+    package func readFile(_ path: String, maximumSize: Int = .max, followingSymlinks: Bool = false) throws(ReadFailure) -> Data {
+        let descriptor: Int32
+        do {
+            descriptor = try open(path, flags: O_RDONLY | O_NONBLOCK | (followingSymlinks ? 0 : O_NOFOLLOW))
+        } catch {
+            throw .system(error)
         }
+        defer { close(descriptor) }
+        let info: stat
+        do { info = try status(descriptor) } catch { throw .system(error) }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw .notARegularFile(FileKind(mode: info.st_mode)) }
+        guard info.st_size >= 0, Int64(info.st_size) <= Int64(maximumSize) else { throw .tooLarge(size: Int64(info.st_size), limit: maximumSize) }
         let size = Int(info.st_size)
-        let data = try read(size, from: descriptor, at: 0)
-        // The file shrank under us: not the entry that was indexed.
-        guard data.count == size else { throw SystemError(call: "pread", code: EIO) }
+        let data: Data
+        do { data = try read(size == .max ? size : size + 1, from: descriptor, at: 0) } catch { throw .system(error) }
+        // Shrank or grew under us: not the file fstat described.
+        guard data.count == size else { throw .changedWhileRead(expected: Int64(size), read: Int64(data.count)) }
         return data
     }
 

@@ -147,12 +147,15 @@ struct WebSocketClientTests {
         }
     }
 
-    @Test(arguments: [
+    /// Every raw route that breaks RFC 6455, with the close code the client must send.
+    static let violations = [
         ("/raw/masked", 1002), ("/raw/rsv", 1002), ("/raw/opcode", 1002), ("/raw/badcont", 1002),
         ("/raw/interleaved", 1002), ("/raw/ctrlfrag", 1002), ("/raw/longping", 1002), ("/raw/nonminimal", 1002),
         ("/raw/msb64", 1002), ("/raw/badutf8", 1007), ("/raw/badutf8frag", 1007), ("/raw/badclosecode", 1002),
-        ("/raw/closeonebyte", 1002),
-    ])
+        ("/raw/closeonebyte", 1002), ("/raw/toobig", 1009),
+    ]
+
+    @Test(arguments: violations.dropLast())
     func protocolViolationsGetACleanCloseAndATypedError(path: String, code: Int) async throws {
         let connection = try await transport.connect(to: server.rawURL(path), headers: [:])
         let end = await streamEnd(connection)
@@ -163,6 +166,50 @@ struct WebSocketClientTests {
         #expect(closeCode == WebSocketCloseCode(UInt16(code)), "\(path)")
         #expect(try await server.lastClose(path) == "\(code)", "\(path): the server saw our close frame")
         await connection.close(code: 1000, reason: "")
+    }
+
+    /// Issue 36 item 1: a client that fails a connection (RFC 6455 §7.1.7) closes TCP at once
+    /// after its close frame; waiting for the server's close is for a normal closing handshake
+    /// (§7.1.1). The raw server never answers that close frame nor closes, and the client's
+    /// close timeout is an hour: a client that waits for the server still holds every
+    /// connection when the server's patience (120 s) ends. Every violation at once, so that
+    /// patience is spent once.
+    @Test func aFailedConnectionIsClosedAtOnceNotAfterTheCloseTimeout() async throws {
+        let waitsAnHour = POSIXWebSocketTransport(configuration: .init(connectTimeout: .seconds(30), handshakeTimeout: .seconds(30),
+                                                                       closeTimeout: .seconds(3600)))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (path, code) in Self.violations {
+                group.addTask {
+                    let connection = try await waitsAnHour.connect(to: server.rawURL(path), headers: [:])
+                    let end = await streamEnd(connection)
+                    let failed: Bool = switch end.error as? ChatError {
+                    case .protocolViolation(_, let sent)?: sent == WebSocketCloseCode(UInt16(code))
+                    case .messageTooBig?: code == 1009
+                    default: false
+                    }
+                    #expect(failed, "\(path): \(String(describing: end.error))")
+                    #expect(try await server.lastClose(path) == "\(code)", "\(path): the server saw our close frame")
+                    #expect(try await server.lastDrop(path) == "client", "\(path): the client closed TCP itself")
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    /// Issue 36 item 1's other half: a normal closing handshake still waits for the server to
+    /// close TCP (RFC 6455 §7.1.1). The raw server answers the client's close frame and holds
+    /// the connection until the test releases it; the client, whose close timeout is an hour,
+    /// must still hold it then.
+    @Test func aNormalCloseWaitsForTheServerToCloseTCP() async throws {
+        let waitsAnHour = POSIXWebSocketTransport(configuration: .init(connectTimeout: .seconds(30), handshakeTimeout: .seconds(30),
+                                                                       closeTimeout: .seconds(3600)))
+        let connection = try await waitsAnHour.connect(to: server.rawURL("/raw/closewait"), headers: [:])
+        let closing = Task { await connection.close(code: 1000, reason: "done") }
+        #expect(try await server.lastClose("/raw/closewait") == "1000")
+        try await server.release("/raw/closewait")
+        await closing.value
+        #expect(try await server.lastDrop("/raw/closewait") == "server", "the client dropped TCP before the server closed it")
+        #expect(await streamEnd(connection).error == nil)
     }
 
     @Test func closeIsIdempotentAndSendAfterCloseFails() async throws {

@@ -152,7 +152,7 @@ import Testing
     }
 
     /// The verb prints a line a swipe and the summary, exactly in DESIGN.md's format, and the
-    /// summary adds up its lines.
+    /// summary adds up its lines: every figure of it.
     @Test(arguments: ["fixed", "none"])
     func verbPrintsTheDesignsLines(policy: String) async throws {
         let bed = try await Self.bed()
@@ -181,6 +181,8 @@ import Testing
         #expect(match != nil, "\(summary)")
         #expect(match.map { Int($0.1) } == Self.trace.swipes.count)
         #expect(match.map { Int64($0.4) } == played)
+        // Every figure is what a reader gets from the lines (issue 36 item 4).
+        #expect(SessionReportTests.summary(summary) == SessionReportTests.readBack(Array(lines.dropLast())), "\(result.stdout)")
     }
 
     @Test func aTraceNamingAMissingItemIsRefused() async throws {

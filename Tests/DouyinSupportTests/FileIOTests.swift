@@ -53,7 +53,7 @@ struct FileIOTests {
         let injector = FaultInjector()
         injector.fail(.pread, with: EIO, times: 1)
         let files = FileIO(syscalls: Syscalls.system.injecting(injector))
-        #expect(throws: SystemError(call: "pread", code: EIO)) { try files.readFile(path) }
+        #expect(throws: FileIO.ReadFailure.system(SystemError(call: "pread", code: EIO))) { try files.readFile(path) }
         #expect(try files.readFile(path) == Data("hello".utf8))  // healed after one failure
     }
 
@@ -101,20 +101,39 @@ struct FileIOTests {
         try files.writeNewFile(Data("victim".utf8), to: victim)
         let link = directory.appending("link").path
         #expect(symlink(victim, link) == 0)
-        #expect(throws: SystemError(call: "open", code: ELOOP)) { try files.readFile(link) }
+        #expect(throws: FileIO.ReadFailure.system(SystemError(call: "open", code: ELOOP))) { try files.readFile(link) }
         #expect(throws: SystemError(call: "open", code: EEXIST)) { try files.writeNewFile(Data("x".utf8), to: link) }
         #expect(try files.readFile(victim) == Data("victim".utf8))
 
         let folder = directory.appending("folder").path
         try files.makeDirectory(folder)
-        #expect(throws: SystemError(call: "open", code: EISDIR)) { try files.readFile(folder) }
+        #expect(throws: FileIO.ReadFailure.notARegularFile(.directory)) { try files.readFile(folder) }
 
         let fifo = directory.appending("fifo").path
         #expect(mkfifo(fifo, 0o644) == 0)
-        #expect(throws: SystemError(call: "open", code: EINVAL)) { try files.readFile(fifo) }
+        #expect(throws: FileIO.ReadFailure.notARegularFile(.fifo)) { try files.readFile(fifo) }
 
         let listed = files.listFiles(in: directory.url.path).map(\.name)
         #expect(listed == ["victim"])
+    }
+
+    /// The bounded reader (issue 36 item 2): a device that never ends is refused from `fstat`
+    /// before a byte is read, a file past the caller's limit by its size, and a symlink is
+    /// followed only when the caller says so (a path a person named).
+    @Test func devicesAndFilesPastTheLimitAreRefusedBeforeReading() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let files = FileIO()
+        #expect(throws: FileIO.ReadFailure.notARegularFile(.characterDevice)) { try files.readFile("/dev/zero", maximumSize: 1 << 20, followingSymlinks: true) }
+        #expect(throws: FileIO.ReadFailure.notARegularFile(.characterDevice)) { try files.readFile("/dev/urandom") }
+        let path = directory.appending("ten").path
+        try files.writeNewFile(Data("0123456789".utf8), to: path)
+        #expect(throws: FileIO.ReadFailure.tooLarge(size: 10, limit: 9)) { try files.readFile(path, maximumSize: 9) }
+        #expect(try files.readFile(path, maximumSize: 10) == Data("0123456789".utf8))
+        let link = directory.appending("link").path
+        #expect(symlink(path, link) == 0)
+        #expect(try files.readFile(link, maximumSize: 10, followingSymlinks: true) == Data("0123456789".utf8))
+        #expect(FileIO.ReadFailure.notARegularFile(.fifo).description == "it is a FIFO, not a regular file")
     }
 
     @Test func renameFailureIsTyped() throws {

@@ -54,10 +54,27 @@ public final class WebSocketTestServer: @unchecked Sendable {
     /// A URL on the raw server, such as `rawURL("/raw/masked")`.
     public func rawURL(_ path: String) -> URL { URL(string: "ws://127.0.0.1:\(rawPort)\(path)")! }
 
-    /// The close code the client sent after the raw server's violation at `path` ("none" if none in 5 s).
+    /// The close code the client sent after the raw server's violation at `path` ("none" if none in 120 s).
     public func lastClose(_ path: String) async throws -> String {
-        // The server waits up to 120 s for that close frame; the request outlasts it.
-        let request = URLRequest(url: URL(string: "http://127.0.0.1:\(rawPort)/lastclose?path=\(path)")!, timeoutInterval: 300)
+        try await ask("lastclose", path)
+    }
+
+    /// Who ended the TCP connection after the client's close frame that answered the raw
+    /// server's violation at `path`: `client` (it failed the connection and dropped it, RFC 6455
+    /// §7.1.7), `server` (the client still held it 120 s later), `none` (no close frame came).
+    public func lastDrop(_ path: String) async throws -> String {
+        try await ask("lastdrop", path)
+    }
+
+    /// Lets the raw server's `/raw/closewait` close the TCP connection it holds after
+    /// answering the client's close frame.
+    public func release(_ path: String) async throws {
+        _ = try await ask("release", path)
+    }
+
+    private func ask(_ question: String, _ path: String) async throws -> String {
+        // The server waits up to 120 s for the client (240 s for a drop); the request outlasts it.
+        let request = URLRequest(url: URL(string: "http://127.0.0.1:\(rawPort)/\(question)?path=\(path)")!, timeoutInterval: 600)
         let (data, _) = try await URLSession.shared.data(for: request)
         return String(decoding: data, as: UTF8.self)
     }

@@ -60,6 +60,49 @@ struct ProxyHostileTests: ProxySuite {
         folder.remove()
     }
 
+    /// Issue 36 item 5: heads whose lines end in a bare LF (RFC 9112 §2.2) got no answer until
+    /// the head deadline; they get 400 at once, on a connection the server then closes.
+    @Test(arguments: ["GET /x HTTP/1.1\nHost: 127.0.0.1\n\n", "GET /x HTTP/1.1\r\nHost: 127.0.0.1\n\n", "GET /x HTTP/1.0\n\n"])
+    func bareLineFeedsGet400NotSilence(_ request: String) async throws {
+        let server = try server()
+        let answer = try await rawAnswer(Array(request.utf8), port: server.port!)
+        #expect(answer.hasPrefix("HTTP/1.1 400 "), "\(answer.debugDescription)")
+        try await expectServed(server)
+        await server.stop()
+        #expect(nginx.requests().count == 1)
+        folder.remove()
+    }
+
+    /// Issue 36 item 5: a method the proxy does not serve gets 405 with `Allow: GET, HEAD`,
+    /// with a body or without, a good token and Host or not; nothing is fetched.
+    @Test func otherMethodsGet405WithAllow() async throws {
+        let server = try server()
+        let port = server.port!
+        let path = server.url(for: nginx.url("/v/a.mp4"))!.path(percentEncoded: true)
+        for request in ["POST \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Length: 5\r\n\r\nhello",
+                        "PUT \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+                        "DELETE \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n",
+                        "OPTIONS * HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n",
+                        "POST /wrong-token/x HTTP/1.1\r\nHost: evil.example\r\nContent-Length: 2\r\n\r\nhi"] {
+            let answer = try await rawAnswer(Array(request.utf8), port: port)
+            #expect(answer.hasPrefix("HTTP/1.1 405 Method Not Allowed\r\n"), "\(request.prefix(8)): \(answer.debugDescription)")
+            #expect(answer.contains("\r\nAllow: GET, HEAD\r\n"), "\(request.prefix(8)): \(answer.debugDescription)")
+        }
+        try await expectServed(server)
+        await server.stop()
+        #expect(nginx.requests().count == 1)
+        folder.remove()
+    }
+
+    /// What a raw client gets for `request` until the server closes: the answer as text.
+    func rawAnswer(_ request: [UInt8], port: Int) async throws -> String {
+        try await onOwnThread {
+            let client = try RawClient(port: port)
+            client.send(request)
+            return String(decoding: client.readToEnd().bytes, as: UTF8.self)
+        }
+    }
+
     /// A client that starts a head and never finishes it is closed at the head deadline,
     /// while a real client is served in between.
     @Test func aSlowlorisClientIsClosedAtTheHeadDeadline() async throws {

@@ -73,6 +73,41 @@ struct ProxyParserTests {
         #expect(status == 400)
     }
 
+    /// Issue 36 item 5: lines ended by a bare LF (or a bare CR) never make the blank line the
+    /// head waits for; the client got silence until the head deadline. Such a line is refused
+    /// with 400 as soon as its byte arrives, fed whole or a byte at a time.
+    @Test(arguments: [
+        "GET /t/x HTTP/1.1\nHost: h\n\n",
+        "GET /t/x HTTP/1.1\r\nHost: h\n\n",
+        "GET /t/x HTTP/1.1\r\nHost: h\r\n\n",
+        "GET /t/x HTTP/1.1\r\nHost: h\n\r\n",
+        "GET /t/x HTTP/1.1\rHost: h\r\r",
+        "GET /t/x HTTP/1.1\r\nHost: h\r\nX: a\rb\r\n",
+        "\n",
+        "GET /t/x\u{0} HTTP/1.1\r\n",
+    ])
+    func aLineEndThatCanNeverEndTheHeadIsRefusedAtOnce(_ text: String) {
+        #expect(parse(text) == .refuse(status: 400, reason: "malformed line ending"), "\(text.debugDescription)")
+        var parser = HTTPRequestParser()
+        var outcome = HTTPRequestParser.Outcome.needMore
+        for byte in text.utf8 where outcome == .needMore {
+            parser.append([byte])
+            outcome = parser.next()
+        }
+        #expect(outcome == .refuse(status: 400, reason: "malformed line ending"), "a byte at a time: \(text.debugDescription)")
+    }
+
+    /// Issue 36 item 5: a method the proxy does not serve is 405 (the connection then answers
+    /// with `Allow: GET, HEAD`), body or not; it was 400 when it carried a body.
+    @Test(arguments: ["POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "CONNECT", "get", "BREW"])
+    func aMethodOtherThanGetAndHeadIs405(_ method: String) {
+        for fields in ["", "Content-Length: 5\r\n", "Transfer-Encoding: chunked\r\n"] {
+            let outcome = parse("\(method) /t/x HTTP/1.1\r\nHost: h\r\n\(fields)\r\nhello")
+            #expect(outcome == .refuse(status: 405, reason: "only GET and HEAD are served"), "\(method) \(fields)")
+        }
+        #expect(HTTPRequestParser.allowedMethods == "GET, HEAD")
+    }
+
     @Test func http2IsRefusedWith505() {
         guard case .refuse(505, _) = parse("GET /t/x HTTP/2.0\r\nHost: h\r\n\r\n") else {
             Issue.record("HTTP/2.0 not refused with 505")

@@ -7,10 +7,11 @@ import Testing
 /// real file and asserts the exact lines, and that neither stream holds a raw control.
 @Suite("Output injection: every text from the network or a file is escaped")
 struct OutputInjectionTests {
-    /// Whether `text` holds a character a terminal acts on, other than the newline that ends each line.
+    /// Whether `text` holds a character that forges a line or drives a terminal, other than the
+    /// newline that ends each line (a TAB does neither: it stays, issue 36 item 3).
     static func holdsRawControl(_ text: String) -> Bool {
         text.unicodeScalars.contains { scalar in
-            (scalar.value < 0x20 && scalar != "\n") || (0x7F...0x9F).contains(scalar.value) || scalar == "\u{2028}" || scalar == "\u{2029}"
+            (scalar.value < 0x20 && scalar != "\n" && scalar != "\t") || (0x7F...0x9F).contains(scalar.value) || scalar == "\u{2028}" || scalar == "\u{2029}"
         }
     }
 
@@ -27,12 +28,13 @@ struct OutputInjectionTests {
         // Given a server pushing two GroupChats with CR/LF, ESC, BEL, C1, DEL, NUL and U+2028 in
         // their id, msg_type and msg_content, then closing with 1008 and such a reason,
         let result = try await Tool.run(["chat", "listen", server.url("/hostile").absoluteString, "--timeout", "20"])
-        // then each message is one line, every field escaped (and the 1008 close gives up:
-        // exit 1, DESIGN.md's chat listen contract),
+        // then each message is one line, every field escaped but its TAB kept as it came (a TAB
+        // neither forges a line nor drives a terminal; issue 36 item 3), and the 1008 close gives
+        // up (exit 1, DESIGN.md's chat listen contract),
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stdout == #"""
         h1\r\nforged 0 text fake text\u{1B}[2J a\u{7}b\u{1B}]0;title\u{7}\r\nv0 text forged line
-        h2\u{9B}31m image\u{2028}x back\\slash\ttab\u{7F}\u{0}end
+        h2\u{9B}31m image\u{2028}x back\\slash\#ttab\u{7F}\u{0}end
 
         """#)
         // and the close reason shows escaped in the error and give-up lines.

@@ -7,7 +7,12 @@ Listens on two loopback ports and prints `PORTS <ws> <raw>` once ready:
   websockets API of these servers); the path picks a behaviour (see `behave`);
 - <raw>: a hand-written server on plain sockets that breaks the protocol on purpose, and
   answers `GET /lastclose?path=P` with the close code the client sent after P's violation
-  (waiting up to 5 s for it).
+  (waiting up to PATIENCE for it), and `GET /lastdrop?path=P` with who closed the TCP
+  connection after that close frame: the server never answers it nor closes, so a client that
+  fails the connection as RFC 6455 §7.1.7 says drops it itself (`client`); `server` when the
+  client still held it after PATIENCE. `/raw/closewait` answers a client's normal close and
+  holds TCP until `GET /release?path=/raw/closewait`; /lastdrop then says `server` when the
+  client waited for that (§7.1.1).
 Stops when stdin closes (the test process ended) or on SIGTERM.
 """
 import asyncio
@@ -24,6 +29,9 @@ from ws_protocol import AsyncPeer, until_stdin_closes
 GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 CLOSES = {}        # raw path -> close code the client sent
 CLOSE_EVENTS = {}  # raw path -> asyncio.Event
+DROPS = {}         # raw path -> "client" | "server": who ended the TCP connection after the close frame
+DROP_EVENTS = {}   # raw path -> asyncio.Event
+RELEASES = {}      # raw path -> asyncio.Event: GET /release?path=P lets /raw/closewait close
 # Seconds the server waits for a client's pong or close frame (and /lastclose for it) before it
 # reports none: a guard against a client that never answers, far above what a loaded machine
 # takes (a whole-suite test run on two cores has stood still for 80 s; 5 s waits were here).
@@ -215,6 +223,47 @@ async def read_client_frame(reader):
     return head[0] & 0x0F, bool(head[1] & 0x80), payload
 
 
+async def answer_question(writer, route, target):
+    """Answers `GET /lastclose`, `/lastdrop` (once known, or `none` after the wait) or
+    `/release` about the raw path `target`, as a plain-text HTTP body."""
+    if route == "/release":
+        RELEASES.setdefault(target, asyncio.Event()).set()
+        body = b""
+    else:
+        # A drop is known up to PATIENCE after the close frame, itself up to PATIENCE late.
+        events, values, wait = (CLOSE_EVENTS, CLOSES, PATIENCE) if route == "/lastclose" else (DROP_EVENTS, DROPS, 2 * PATIENCE)
+        try:
+            await asyncio.wait_for(events.setdefault(target, asyncio.Event()).wait(), wait)
+            body = str(values[target]).encode()
+        except asyncio.TimeoutError:
+            body = b"none"
+    writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % len(body) + body)
+    await writer.drain()
+
+
+async def record_close(reader, route):
+    """Reads the client's next frame, which should be its close: records its code for
+    /lastclose (minus the opcode when it was another frame) and returns its payload."""
+    opcode, _, payload = await asyncio.wait_for(read_client_frame(reader), PATIENCE)
+    CLOSES[route] = struct.unpack("!H", payload[:2])[0] if opcode == 8 and len(payload) >= 2 else -opcode
+    CLOSE_EVENTS.setdefault(route, asyncio.Event()).set()
+    return payload
+
+
+async def client_drops(reader):
+    """`client` once the client ends the connection (an end of stream or a reset), reading and
+    discarding what it still sends; `server` when it still holds it after PATIENCE."""
+    try:
+        async with asyncio.timeout(PATIENCE):
+            while await reader.read(65536):
+                pass
+    except ConnectionError:
+        pass
+    except TimeoutError:
+        return "server"
+    return "client"
+
+
 async def raw_client(reader, writer):
     try:
         request = await reader.readuntil(b"\r\n\r\n")
@@ -226,16 +275,8 @@ async def raw_client(reader, writer):
             if ":" in h:
                 k, v = h.split(":", 1)
                 headers[k.strip().lower()] = v.strip()
-        if route == "/lastclose":
-            target = args["path"]
-            event = CLOSE_EVENTS.setdefault(target, asyncio.Event())
-            try:
-                await asyncio.wait_for(event.wait(), PATIENCE)
-                body = str(CLOSES[target]).encode()
-            except asyncio.TimeoutError:
-                body = b"none"
-            writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % len(body) + body)
-            await writer.drain()
+        if route in ("/lastclose", "/lastdrop", "/release"):
+            await answer_question(writer, route, args["path"])
             return
         if route == "/raw/silent":
             await asyncio.sleep(3600)
@@ -314,9 +355,7 @@ async def raw_client(reader, writer):
                 assert message.endswith(b"\x00\x00\xff\xff")
                 writer.write(frame(1, message[:-4], rsv=4))
             await writer.drain()
-            opcode, _, payload = await asyncio.wait_for(read_client_frame(reader), PATIENCE)
-            CLOSES[route] = struct.unpack("!H", payload[:2])[0] if opcode == 8 and len(payload) >= 2 else -opcode
-            CLOSE_EVENTS.setdefault(route, asyncio.Event()).set()
+            await record_close(reader, route)
             return
         writer.write(("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                       f"Sec-WebSocket-Accept: {good}\r\n\r\n").encode())
@@ -328,6 +367,21 @@ async def raw_client(reader, writer):
             await writer.drain()
             await asyncio.sleep(3600)
             return
+        if route == "/raw/closewait":
+            # A normal closing handshake the client starts: its close frame is answered with
+            # ours, then the TCP connection is held until the test releases it. /lastdrop says
+            # who ended it: `server` when the client waited for our close (RFC 6455 §7.1.1).
+            payload = await record_close(reader, route)
+            writer.write(frame(8, payload[:2]))
+            await writer.drain()
+            dropped = asyncio.ensure_future(reader.read(1))
+            released = asyncio.ensure_future(RELEASES.setdefault(route, asyncio.Event()).wait())
+            done, pending = await asyncio.wait({dropped, released}, timeout=PATIENCE, return_when=asyncio.FIRST_COMPLETED)
+            for task in pending:
+                task.cancel()
+            DROPS[route] = "client" if dropped in done else "server"
+            DROP_EVENTS.setdefault(route, asyncio.Event()).set()
+            return
         if route == "/raw/lengths":
             # One message each of 125, 126, 65535, 65536 bytes: every length form.
             for n in (0, 125, 126, 65535, 65536, 70000):
@@ -338,9 +392,11 @@ async def raw_client(reader, writer):
         if route in VIOLATIONS:
             writer.write(VIOLATIONS[route]())
             await writer.drain()
-            opcode, _, payload = await asyncio.wait_for(read_client_frame(reader), PATIENCE)
-            CLOSES[route] = struct.unpack("!H", payload[:2])[0] if opcode == 8 and len(payload) >= 2 else -opcode
-            CLOSE_EVENTS.setdefault(route, asyncio.Event()).set()
+            await record_close(reader, route)
+            # No close frame back and no close of ours: the client failed the connection, so
+            # it closes TCP itself, at once (§7.1.7), not after a wait for our close.
+            DROPS[route] = await client_drops(reader)
+            DROP_EVENTS.setdefault(route, asyncio.Event()).set()
             return
     except (asyncio.IncompleteReadError, ConnectionError, asyncio.TimeoutError):
         pass

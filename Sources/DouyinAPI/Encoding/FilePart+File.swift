@@ -1,10 +1,5 @@
 import DouyinSupport
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 extension FilePart {
     /// The largest file ``init(contentsOf:name:maximumSize:)`` reads by default: 20 MiB
@@ -46,28 +41,20 @@ public enum FileReadError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// Reads a whole regular file only after its size is checked against a maximum.
+/// Reads a whole regular file only after its size is checked against a maximum, through the
+/// package's one bounded reader (``FileIO/readFile(_:maximumSize:followingSymlinks:)``: opened
+/// with `O_NONBLOCK`, so a FIFO is refused instead of waited on), in this module's errors.
 enum BoundedFile {
     static func read(_ path: String, maximumSize: Int) throws(FileReadError) -> Data {
-        let files = FileIO()
         do {
-            // O_NONBLOCK: opening a FIFO must not wait for a writer before it can be refused.
-            let descriptor = try files.open(path, flags: O_RDONLY | O_NONBLOCK)
-            defer { files.close(descriptor) }
-            let info = try files.status(descriptor)
-            guard info.st_mode & S_IFMT == S_IFREG else { throw FileReadError.notARegularFile(path: path) }
-            let size = Int64(info.st_size)
-            guard size >= 0, size <= Int64(maximumSize) else { throw FileReadError.tooLarge(path: path, size: size, limit: maximumSize) }
-            // One byte past the size: a file that grew after the check is caught, not read on.
-            let data = try files.read(Int(size) + 1, from: descriptor, at: 0)
-            guard data.count <= maximumSize else { throw FileReadError.tooLarge(path: path, size: Int64(data.count), limit: maximumSize) }
-            return data
-        } catch let error as FileReadError {
-            throw error
-        } catch let error as SystemError {
-            throw .unreadable(path: path, reason: error.reason)
+            return try FileIO().readFile(path, maximumSize: maximumSize, followingSymlinks: true)
         } catch {
-            throw .unreadable(path: path, reason: "\(error)")
+            switch error {
+            case .notARegularFile: throw .notARegularFile(path: path)
+            case .tooLarge(let size, let limit): throw .tooLarge(path: path, size: size, limit: limit)
+            case .system(let failure): throw .unreadable(path: path, reason: failure.reason)
+            case .changedWhileRead: throw .unreadable(path: path, reason: error.description)
+            }
         }
     }
 }

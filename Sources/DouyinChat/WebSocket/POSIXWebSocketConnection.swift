@@ -9,7 +9,8 @@ final class POSIXWebSocketConnection: WebSocketConnection, @unchecked Sendable {
     // everything else mutable lives in `state`.
     private struct State {
         var closing = false
-        /// Both close frames went across (whoever sent the first).
+        /// Both close frames went across (whoever sent the first), or this side failed the
+        /// connection and its close frame went out.
         var closeHandshakeDone = false
         var descriptorClosed = false
         var finished = false
@@ -58,8 +59,9 @@ final class POSIXWebSocketConnection: WebSocketConnection, @unchecked Sendable {
         }
     }
 
-    /// Whether the closing handshake completed: a close frame went each way, whoever sent the
-    /// first (this side included, when it failed a connection whose peer broke the protocol).
+    /// Whether the connection ended as RFC 6455 says: a close frame went each way, whoever sent
+    /// the first, or this side failed the connection of a peer that broke the protocol (§7.1.7:
+    /// its close frame sent, then TCP closed at once, with no close awaited).
     var closingHandshakeCompleted: Bool { state.withLock { $0.closeHandshakeDone } }
 
     func ping() async throws {
@@ -240,23 +242,29 @@ final class POSIXWebSocketConnection: WebSocketConnection, @unchecked Sendable {
         return .protocolViolation(error.reason, closeCode: WebSocketCloseCode(error.closeCode))
     }
 
-    /// §7.1.7 "fail the WebSocket connection": send a close with `code`, then discard what
-    /// arrives until the peer drops the TCP connection or the close timeout passes. The peer's
-    /// close frame (if it sends one) is not parsed: after a violation the byte stream may be out
-    /// of step. Counts as a completed closing handshake when the peer ends the connection in
-    /// time after our close (fuzzing servers such as Autobahn's drop it without answering).
+    /// §7.1.7 "fail the WebSocket connection": send a close with `code`, then close the TCP
+    /// connection at once (the caller throws, and the reader closes the socket). No wait for the
+    /// peer's close as in a normal closing handshake (§7.1.1): after a violation the peer's
+    /// bytes may be out of step, and a peer that broke the protocol may never close. Counts as
+    /// ending the connection as the protocol says (``closingHandshakeCompleted``) once the close
+    /// frame went out.
     private func failConnection(code: UInt16, reason: String) {
         let first = state.withLock { state -> Bool in
             defer { state.closing = true }
             return !state.closing
         }
         guard first else { return }
-        try? write(.close, WebSocketFrame.closePayload(code: code, reason: reason))
-        if drainUntilEndOfStream() { state.withLock { $0.closeHandshakeDone = true } }
+        do {
+            try write(.close, WebSocketFrame.closePayload(code: code, reason: reason))
+            state.withLock { $0.closeHandshakeDone = true }
+        } catch {
+            // The close frame could not be sent: the connection just ends.
+        }
     }
 
     /// Discards what arrives until the peer ends the connection (`true`: an end of stream, or a
-    /// reset when it closed with our last bytes unread) or the close timeout passes (`false`).
+    /// reset when it closed with our last bytes unread) or the close timeout passes (`false`):
+    /// the client's half of a normal closing handshake, where the server closes TCP first.
     private func drainUntilEndOfStream() -> Bool {
         buffer.removeAll()
         let deadline = ContinuousClock.now + configuration.closeTimeout

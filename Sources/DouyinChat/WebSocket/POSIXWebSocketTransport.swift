@@ -10,8 +10,9 @@ import Foundation
 /// subprotocol the request did not offer), masked client frames, 7/16/64-bit lengths, fragmented messages reassembled, pings answered, the closing
 /// handshake with status codes, text checked as UTF-8, a message size limit enforced before the
 /// message is allocated, connect/handshake/read/write timeouts. A server that breaks the
-/// protocol gets a close frame with the matching code (1002, 1007, 1009) and the stream ends
-/// with a ``ChatError``. `wss://` runs over OpenSSL where the build has it (Linux: TLS 1.2+, SNI,
+/// protocol gets a close frame with the matching code (1002, 1007, 1009), then the TCP
+/// connection is closed at once (RFC 6455 §7.1.7; only a normal close waits up to
+/// ``Configuration/closeTimeout`` for the server's), and the stream ends with a ``ChatError``. `wss://` runs over OpenSSL where the build has it (Linux: TLS 1.2+, SNI,
 /// chain and host-name verification against the system store or
 /// ``Configuration/trustedCertificates``); elsewhere `wss://` is refused as unusable.
 public struct POSIXWebSocketTransport: WebSocketTransport {

@@ -6,8 +6,10 @@ import Foundation
 package enum WebSocketEcho {
     /// How one echo run ended.
     package struct Outcome: Sendable, Hashable {
-        /// Whether a closing handshake completed (a close frame went each way), whoever started
-        /// it and whatever the code.
+        /// Whether the connection ended as RFC 6455 says: a closing handshake completed (a close
+        /// frame went each way), whoever started it and whatever the code, or the client failed
+        /// the connection of a server that broke the protocol (its close frame sent, then TCP
+        /// closed at once, §7.1.7).
         package var closedCleanly: Bool
         /// Messages echoed.
         package var echoed: Int

@@ -28,13 +28,36 @@ public struct SessionReport: Sendable, Hashable {
         /// Bytes the player consumed: up to its read position, plus the `moov` tail if any.
         public var playedBytes: Int64
 
-        /// Whether it was ready at the swipe: started within 10 ms.
-        public var isReady: Bool { started && start <= .milliseconds(10) }
+        /// A view from its parts.
+        package init(number: Int, item: Int, shownAtUnixMilliseconds: Int64, url: URL, bitRate: Int, start: Duration, started: Bool,
+                     stall: Duration, watch: Duration, playedBytes: Int64) {
+            self.number = number
+            self.item = item
+            self.shownAtUnixMilliseconds = shownAtUnixMilliseconds
+            self.url = url
+            self.bitRate = bitRate
+            self.start = start
+            self.started = started
+            self.stall = stall
+            self.watch = watch
+            self.playedBytes = playedBytes
+        }
+
+        /// ``start`` in whole milliseconds, as ``line`` prints it and every figure of the report
+        /// counts it (fractions dropped).
+        public var startMilliseconds: Int64 { start.wholeMilliseconds }
+
+        /// ``stall`` in whole milliseconds, as ``line`` prints it and ``SessionReport/stallTime``
+        /// adds it up (fractions dropped).
+        public var stallMilliseconds: Int64 { stall.wholeMilliseconds }
+
+        /// Whether it was ready at the swipe: started, with a printed start of at most 10 ms.
+        public var isReady: Bool { started && startMilliseconds <= 10 }
 
         /// `swipe <n> item=<k> at_ms=<unix ms> url=<gear url> start_ms=<ms> stall_ms=<ms> played_bytes=<n>`.
         public var line: String {
-            "swipe \(number) item=\(item) at_ms=\(shownAtUnixMilliseconds) url=\(url.absoluteString) start_ms=\(start.wholeMilliseconds)"
-                + " stall_ms=\(stall.wholeMilliseconds) played_bytes=\(playedBytes)"
+            "swipe \(number) item=\(item) at_ms=\(shownAtUnixMilliseconds) url=\(url.absoluteString) start_ms=\(startMilliseconds)"
+                + " stall_ms=\(stallMilliseconds) played_bytes=\(playedBytes)"
         }
     }
 
@@ -74,10 +97,10 @@ public struct SessionReport: Sendable, Hashable {
     /// Views that were ready (start ≤ 10 ms).
     public var readyCount: Int { views.filter(\.isReady).count }
 
-    /// The nearest-rank `percent` percentile of start times over swipes 2...N (the first is a
-    /// cold start); zero with fewer than two swipes.
+    /// The nearest-rank `percent` percentile of the printed start times (whole milliseconds)
+    /// over swipes 2...N (the first is a cold start); zero with fewer than two swipes.
     public func startPercentile(_ percent: Double) -> Duration {
-        let starts = views.dropFirst().map(\.start).sorted()
+        let starts = views.dropFirst().map { Duration.milliseconds($0.startMilliseconds) }.sorted()
         guard !starts.isEmpty else { return .zero }
         let rank = Int((min(100, max(0, percent)) / 100 * Double(starts.count)).rounded(.up))
         return starts[max(0, rank - 1)]
@@ -90,8 +113,9 @@ public struct SessionReport: Sendable, Hashable {
         return Double(pairs.filter { $1.isReady }.count) / Double(pairs.count)
     }
 
-    /// The total stall time.
-    public var stallTime: Duration { views.reduce(.zero) { $0 + $1.stall } }
+    /// The total stall time: the sum of the stalls the lines print, so a reader who adds the
+    /// lines gets the summary (a sum of the unrounded stalls said 75 ms where the lines said 68).
+    public var stallTime: Duration { .milliseconds(views.reduce(0) { $0 + $1.stallMilliseconds }) }
 
     /// The total watch time.
     public var watchTime: Duration { views.reduce(.zero) { $0 + $1.watch } }
@@ -110,7 +134,8 @@ public struct SessionReport: Sendable, Hashable {
         return total > 0 ? weighted / total : 0
     }
 
-    /// `summary swipes=N ready=R start_p50_ms=X start_p95_ms=Y stall_ms=Z origin_bytes=O played_bytes=P`.
+    /// `summary swipes=N ready=R start_p50_ms=X start_p95_ms=Y stall_ms=Z origin_bytes=O played_bytes=P`,
+    /// every figure computed from the numbers the views' lines print.
     public var summaryLine: String {
         "summary swipes=\(views.count) ready=\(readyCount) start_p50_ms=\(startPercentile(50).wholeMilliseconds)"
             + " start_p95_ms=\(startPercentile(95).wholeMilliseconds) stall_ms=\(stallTime.wholeMilliseconds)"

@@ -45,8 +45,9 @@ package struct HTTPRequestHead: Sendable, Hashable {
 /// Splits the bytes a client sends into request heads, refusing what a well-behaved client
 /// never sends before it can cost memory: a pure value, fed bytes, no socket.
 ///
-/// The proxy serves GET and HEAD only, so a request carrying a body (`Content-Length` other
-/// than 0, any `Transfer-Encoding`) is refused rather than skipped. Bytes after a head stay
+/// The proxy serves GET and HEAD only: another method is refused with 405, and a GET or HEAD
+/// carrying a body (`Content-Length` other than 0, any `Transfer-Encoding`) is refused rather
+/// than skipped. Bytes after a head stay
 /// buffered for the next request (pipelining).
 package struct HTTPRequestParser: Sendable {
     /// What one step of parsing found.
@@ -56,9 +57,18 @@ package struct HTTPRequestParser: Sendable {
         /// A complete head; its bytes are consumed.
         case request(HTTPRequestHead)
         /// The client sent something no answer but this status can follow; close afterwards.
-        /// `431` for a head past the limit, `400` for a malformed one, `505` for HTTP/2+.
+        /// `431` for a head past the limit, `400` for a malformed one (at the first bad line
+        /// ending, before the head is complete), `405` for a method other than GET and HEAD,
+        /// `505` for HTTP/2+.
         case refuse(status: Int, reason: String)
     }
+
+    /// The methods the proxy serves; any other is refused with 405.
+    package static let servedMethods = ["GET", "HEAD"]
+    /// The `Allow` field of a 405: the served methods, comma-separated.
+    package static let allowedMethods = servedMethods.joined(separator: ", ")
+    /// Why a 405 was answered.
+    package static let methodRefusal = "only GET and HEAD are served"
 
     /// Bytes: the most a request head (request line and fields) may take. Default 16,384;
     /// players send well under 2 KB.
@@ -82,31 +92,56 @@ package struct HTTPRequestParser: Sendable {
 
     /// The next complete head, or what is wrong, or that more is needed.
     package mutating func next() -> Outcome {
-        guard let end = headEnd() else {
+        switch scan() {
+        case .malformed:
+            // At once: such a head can never end in the blank line it waits for, and silence
+            // until the head deadline tells the client nothing.
+            return .refuse(status: 400, reason: "malformed line ending")
+        case .incomplete:
             if buffer.count > maxHeadBytes { return .refuse(status: 431, reason: "request head over \(maxHeadBytes) bytes") }
-            searchFrom = max(0, buffer.count - 3)
+            // The last byte again: a CR there is bare or not by the byte after it.
+            searchFrom = max(0, buffer.count - 1)
             return .needMore
+        case .end(let terminator, let bodyStart):
+            guard terminator <= maxHeadBytes else {
+                return .refuse(status: 431, reason: "request head over \(maxHeadBytes) bytes")
+            }
+            let head = Array(buffer[0..<terminator])
+            buffer.removeFirst(bodyStart)
+            searchFrom = 0
+            return Self.parse(head)
         }
-        guard end.terminator <= maxHeadBytes else {
-            return .refuse(status: 431, reason: "request head over \(maxHeadBytes) bytes")
-        }
-        let head = Array(buffer[0..<end.terminator])
-        buffer.removeFirst(end.bodyStart)
-        searchFrom = 0
-        return Self.parse(head)
     }
 
-    /// The index of the blank line ending the head, and the index after it.
-    private func headEnd() -> (terminator: Int, bodyStart: Int)? {
-        guard buffer.count >= 4 else { return nil }
+    /// What the bytes from ``searchFrom`` on hold.
+    private enum Scan {
+        /// The blank line ending the head: where it starts, and the index after it.
+        case end(terminator: Int, bodyStart: Int)
+        /// A bare LF (no CR before it), a bare CR (no LF after it) or a NUL: RFC 9112 §2.2 lets a
+        /// recipient take a bare LF as a line end, but this one refuses every ambiguity a
+        /// smuggled request could hide in (bare CR and LF inside a head were refused already).
+        case malformed
+        /// Neither yet.
+        case incomplete
+    }
+
+    private func scan() -> Scan {
         var index = searchFrom
-        while index + 3 < buffer.count {
-            if buffer[index] == 13, buffer[index + 1] == 10, buffer[index + 2] == 13, buffer[index + 3] == 10 {
-                return (index, index + 4)
+        while index < buffer.count {
+            switch buffer[index] {
+            case 0:
+                return .malformed
+            case 13 where index + 1 < buffer.count && buffer[index + 1] != 10:
+                return .malformed
+            case 10:
+                guard index > 0, buffer[index - 1] == 13 else { return .malformed }
+                if index >= 3, buffer[index - 3] == 13, buffer[index - 2] == 10 { return .end(terminator: index - 3, bodyStart: index + 1) }
+            default:
+                break
             }
             index += 1
         }
-        return nil
+        return .incomplete
     }
 
     private static func parse(_ head: [UInt8]) -> Outcome {
@@ -128,6 +163,8 @@ package struct HTTPRequestParser: Sendable {
         guard version.hasPrefix("HTTP/1."), let minor = Int(version.suffix(1)) else {
             return .refuse(status: 505, reason: "only HTTP/1.x is served")
         }
+        // Before the body checks: a POST is refused for its method, with or without a body.
+        guard servedMethods.contains(String(decoding: parts[0], as: UTF8.self)) else { return .refuse(status: 405, reason: methodRefusal) }
         var fields: [(name: String, value: String)] = []
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: 58), colon > line.startIndex, line[line.startIndex..<colon].allSatisfy(isTokenByte) else {

@@ -36,7 +36,7 @@ struct ProxyConnection: Sendable {
                     case .request(let request):
                         head = request
                     case .refuse(let status, let reason):
-                        try await sendSimple(status: status, keepAlive: false, extra: [], method: "GET")
+                        try await sendSimple(status: status, keepAlive: false, extra: Self.refusalFields(status), method: "GET")
                         server.record(RequestRecord(method: "?", origin: nil, status: status, bodyBytes: 0, refusal: reason), refused: true)
                         return
                     case .needMore:
@@ -60,7 +60,7 @@ struct ProxyConnection: Sendable {
         switch ProxyRoute(head: head, token: token, port: port) {
         case .refuse(let status, let reason):
             // Nothing is fetched for a refused request.
-            try await sendSimple(status: status, keepAlive: head.keepAlive, extra: status == 405 ? [("Allow", "GET, HEAD")] : [], method: head.method)
+            try await sendSimple(status: status, keepAlive: head.keepAlive, extra: Self.refusalFields(status), method: head.method)
             server.record(RequestRecord(method: head.method, origin: nil, status: status, bodyBytes: 0, refusal: reason), refused: true)
             return head.keepAlive
         case .origin(let url):
@@ -162,6 +162,11 @@ struct ProxyConnection: Sendable {
         try await sendSimple(status: status, keepAlive: head.keepAlive, extra: [], method: head.method)
         server.record(RequestRecord(method: head.method, origin: url, status: status, bodyBytes: 0, error: error), refused: false)
         return head.keepAlive
+    }
+
+    /// The fields a refusal with `status` carries: a 405 says what is allowed (RFC 9110 §15.5.6).
+    static func refusalFields(_ status: Int) -> [(String, String)] {
+        status == 405 ? [("Allow", HTTPRequestParser.allowedMethods)] : []
     }
 
     /// A response with an empty body.

@@ -24,8 +24,8 @@ package enum ProxyRoute: Sendable, Hashable {
             self = .refuse(status: 403, reason: "wrong or missing token")
             return
         }
-        guard head.method == "GET" || head.method == "HEAD" else {
-            self = .refuse(status: 405, reason: "only GET and HEAD are served")
+        guard HTTPRequestParser.servedMethods.contains(head.method) else {
+            self = .refuse(status: 405, reason: HTTPRequestParser.methodRefusal)
             return
         }
         let segment = head.target.dropFirst(prefix.count)

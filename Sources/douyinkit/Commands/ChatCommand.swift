@@ -139,10 +139,8 @@ enum ChatURL {
     /// file instead of the system store (Linux; URLSession on Apple has no such option).
     static func transport(cacert path: String?) throws -> any WebSocketTransport {
         guard let path else { return WebSocketTransports.platformDefault }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw ToolError.failed("--cacert \(path): no such file") }
-        guard !isDirectory.boolValue else { throw ToolError.failed("--cacert \(path): is a directory") }
-        guard let pem = FileManager.default.contents(atPath: path) else { throw ToolError.failed("--cacert \(path): cannot read it (permission denied?)") }
+        // Through the tool's one reader: a FIFO or a device here hung the tool or filled memory.
+        let pem = try InputFile.read(path)
         #if canImport(Darwin)
         throw ToolError.failed("--cacert is not available on Apple platforms: URLSessionWebSocketTask trusts the system store")
         #else

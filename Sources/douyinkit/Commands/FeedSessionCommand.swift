@@ -33,21 +33,23 @@ enum FeedSessionCommand {
         let feedPath = options.positional[0]
         let items: [SessionItem]
         do {
-            items = try SessionItem.items(fromFeedJSON: try readFile(feedPath))
+            items = try SessionItem.items(fromFeedJSON: try InputFile.read(feedPath))
         } catch let error as FeedSessionError {
-            throw ToolError.failed("\(feedPath): \(error.description)")
+            // The description quotes the file's text: escaped, like the path.
+            throw ToolError.failed(TerminalText.escaped("\(feedPath): \(error.description)"))
         }
         let trace: SwipeTrace
         do {
-            trace = try JSONDecoder().decode(SwipeTrace.self, from: try readFile(tracePath))
+            trace = try JSONDecoder().decode(SwipeTrace.self, from: try InputFile.read(tracePath))
         } catch let error as DecodingError {
-            throw ToolError.failed("\(tracePath): \(error.summary)")
+            // The JSON path names the file's own keys: escaped, like the path.
+            throw ToolError.failed(TerminalText.escaped("\(tracePath): \(error.summary)"))
         }
         if let bad = trace.swipes.firstIndex(where: { !items.indices.contains($0.item) }) {
-            throw ToolError.failed("\(tracePath): swipe \(bad + 1) names item \(trace.swipes[bad].item), outside the feed's \(items.count) items")
+            throw ToolError.failed("\(TerminalText.escaped(tracePath)): swipe \(bad + 1) names item \(trace.swipes[bad].item), outside the feed's \(items.count) items")
         }
         if let bad = trace.swipes.firstIndex(where: { $0.watchMilliseconds < 0 }) {
-            throw ToolError.failed("\(tracePath): swipe \(bad + 1) has a negative watch_ms")
+            throw ToolError.failed("\(TerminalText.escaped(tracePath)): swipe \(bad + 1) has a negative watch_ms")
         }
 
         var configuration = FeedSession.Configuration()
@@ -64,22 +66,5 @@ enum FeedSessionCommand {
             FileHandle.standardOutput.write(Data((TerminalText.escaped(view.line) + "\n").utf8))
         }
         FileHandle.standardOutput.write(Data((report.summaryLine + "\n").utf8))
-    }
-
-    /// A file's bytes, or a reason a person can act on (missing, a directory, permission).
-    private static func readFile(_ path: String) throws -> Data {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw ToolError.failed("cannot read \(path): no such file")
-        }
-        if isDirectory.boolValue { throw ToolError.failed("cannot read \(path): it is a directory") }
-        guard FileManager.default.isReadableFile(atPath: path) else {
-            throw ToolError.failed("cannot read \(path): permission denied")
-        }
-        do {
-            return try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw ToolError.failed("cannot read \(path): \(error.localizedDescription)")
-        }
     }
 }

@@ -6,35 +6,27 @@ import Glibc
 import Darwin
 #endif
 
-/// A file a verb reads (a script, a table, a response, a feed), read whole; when it cannot be
-/// read the error says why: `cannot read <path>: no such file`, `… is a directory`,
-/// `… permission denied` (Foundation's `Data(contentsOf:)` gave only "cannot read").
+/// A file a verb reads (a script, a table, a response, a feed, a certificate), read whole
+/// through the package's one bounded reader (``FileIO/readFile(_:maximumSize:followingSymlinks:)``);
+/// when it cannot be read the error says why: `cannot read <path>: no such file`, `… it is a
+/// directory, not a regular file`, `… it is a FIFO, not a regular file`, `… permission denied`
+/// (Foundation's `Data(contentsOf:)` gave only "cannot read").
+///
+/// Only a regular file of at most ``maximumSize`` bytes is read: a FIFO with no writer would
+/// hang the tool and `/dev/zero` would fill memory, so neither is ever read from.
 enum InputFile {
-    /// The bytes of the file at `path` (a symlink is followed: the user named it). A directory
-    /// is refused; a FIFO or device is read to its end.
+    /// The most a file the tool reads may hold: 64 MiB (67,108,864 bytes), far above any feed,
+    /// table, script or picture it is given.
+    static let maximumSize = 64 << 20
+
+    /// The bytes of the regular file at `path` (a symlink is followed: the user named it).
     static func read(_ path: String, files: FileIO = FileIO()) throws(ToolError) -> Data {
-        let descriptor: Int32
         do {
-            descriptor = try files.open(path, flags: O_RDONLY | O_CLOEXEC)
-        } catch {
+            return try files.readFile(path, maximumSize: maximumSize, followingSymlinks: true)
+        } catch .system(let error) {
             throw failure(path, error.code)
-        }
-        defer { files.close(descriptor) }
-        let info: stat
-        do { info = try files.status(descriptor) } catch { throw failure(path, error.code) }
-        switch info.st_mode & S_IFMT {
-        case S_IFDIR:
-            throw failure(path, EISDIR)
-        case S_IFREG:
-            do {
-                return try files.read(Int(info.st_size), from: descriptor, at: 0)
-            } catch {
-                throw failure(path, error.code)
-            }
-        default:
-            // A pipe such as /dev/stdin has no size: read what it gives until it ends.
-            let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
-            do { return try handle.readToEnd() ?? Data() } catch { throw failure(path, EIO) }
+        } catch {
+            throw .failed("cannot read \(TerminalText.escaped(path)): \(error)")
         }
     }
 

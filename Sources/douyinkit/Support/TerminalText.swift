@@ -6,10 +6,14 @@ import Foundation
 /// (a forged `source=fallback` or an extra message line) nor reach the terminal as a control
 /// sequence (ESC, BEL, the C1 CSI). Every line the tool prints with such text goes through
 /// `escaped(_:)`; JSON the tool prints goes through `escapedJSON(_:)`.
+///
+/// Only what can forge a line or drive a terminal is changed: text no terminal acts on (a TAB
+/// included) is printed as it came, so a message reads as it was sent.
 package enum TerminalText {
-    /// `text` on one line: a backslash as `\\`, a newline as `\n`, a carriage return as `\r`, a
-    /// tab as `\t`, and every other control character (C0, DEL, C1) and the Unicode line and
-    /// paragraph separators as `\u{HEX}`; everything else unchanged.
+    /// `text` on one line: a newline as `\n`, a carriage return as `\r`, every other control
+    /// character (C0 but TAB, DEL, C1) and the Unicode line and paragraph separators as
+    /// `\u{HEX}`, and a backslash as `\\`, so every backslash printed starts an escape and the
+    /// line reads back to the text; everything else, TAB included, unchanged.
     package static func escaped(_ text: String) -> String {
         var result = ""
         result.reserveCapacity(text.utf8.count)
@@ -18,7 +22,8 @@ package enum TerminalText {
             case "\\": result += "\\\\"
             case "\n": result += "\\n"
             case "\r": result += "\\r"
-            case "\t": result += "\\t"
+            // A TAB neither ends a line nor starts a terminal sequence.
+            case "\t": result.unicodeScalars.append(scalar)
             case "\u{00}"..."\u{1F}", "\u{7F}"..."\u{9F}", "\u{2028}", "\u{2029}":
                 result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
             default: result.unicodeScalars.append(scalar)
