@@ -52,3 +52,26 @@ struct UnsupportedSchemeTests {
         #expect(!URLSessionOrigin.isFetchable(URL(string: "data:video/mp4,xyz")!))
     }
 }
+
+/// Found beside issue 36: `video get file:///<fifo>` hung, as `FileOrigin` opened the path with
+/// `FileHandle(forReadingAtPath:)`, which blocks on a FIFO with no writer.
+@Suite("FileOrigin refuses what is not a regular file without blocking")
+struct FileOriginSpecialFileTests {
+    @Test func aFIFOWithNoWriterIsRefusedAtOnce() async throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let fifo = folder.appending("v.mp4")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        await #expect(throws: VideoCacheError.invalidResponse("\(fifo.path) is not a regular file")) {
+            _ = try await FileOrigin().fetch(OriginRequest(url: fifo, range: 0..<100))
+        }
+    }
+
+    @Test func aDirectoryIsRefused() async throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        await #expect(throws: VideoCacheError.invalidResponse("\(folder.url.path) is not a regular file")) {
+            _ = try await FileOrigin().fetch(OriginRequest(url: folder.url, range: 0..<100))
+        }
+    }
+}

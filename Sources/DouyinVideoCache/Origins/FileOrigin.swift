@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// An origin that serves `file://` URLs with HTTP range semantics, so the cache runs without a
 /// server (the demo, offline tools). Its ETag is the file's size and modification time.
@@ -22,12 +27,25 @@ public struct FileOrigin: VideoOrigin {
     public func fetch(_ request: OriginRequest) async throws -> OriginResponse {
         guard request.url.isFileURL else { throw VideoCacheError.invalidResponse("FileOrigin serves file:// URLs only") }
         let path = request.url.path
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-              let size = (attributes[.size] as? NSNumber)?.int64Value,
-              let handle = FileHandle(forReadingAtPath: path) else {
+        // Opened without blocking and checked on the descriptor: a FIFO with no writer would
+        // block `FileHandle(forReadingAtPath:)` for ever, and a device never ends.
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else {
             return OriginResponse(status: 404, headers: [:], body: AsyncThrowingStream { $0.finish() })
         }
-        let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+            close(descriptor)
+            throw VideoCacheError.invalidResponse("\(path) is not a regular file")
+        }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        let size = Int64(status.st_size)
+        #if os(Linux)
+        let changed = status.st_mtim
+        #else
+        let changed = status.st_mtimespec
+        #endif
+        let modified = Double(changed.tv_sec) + Double(changed.tv_nsec) / 1e9
         let etag = "\"\(String(size, radix: 16))-\(String(Int64(modified * 1000), radix: 16))\""
         var headers = ["etag": etag, "content-type": Self.mimeType(for: request.url)]
         let start = request.range.lowerBound
