@@ -12,6 +12,7 @@ let suites: [String: () async throws -> Void] = [
     "chat": ChatBenchmark.run,
     "session": SessionBenchmark.run,
     "proxy": ProxyBenchmark.run,
+    "proxy-idle": ProxyBenchmark.idle,
 ]
 let requested = CommandLine.arguments.dropFirst()
 for name in requested.isEmpty ? suites.keys.sorted() : Array(requested) {
