@@ -26,6 +26,10 @@ extension ProxyBenchmark {
         }, subject: {
             try await together(curl, viaProxy)
         })
+        // The proxy runs in this process (curl and nginx in their own): its peak resident
+        // memory over these pairs is the proxy's under 8 readers.
+        ResidentMemory.resetPeak()
+        let residentBefore = ResidentMemory.current
         let versusNginx = try await interleavedPairs(baseline: {
             try await together(curl, fromNginx)
         }, subject: {
@@ -38,7 +42,8 @@ extension ProxyBenchmark {
             + "\(readers) × curl through the proxy median \(rate(versusCat.medianSubject))")
         print("      throughput proxy / cat: \(versusCat.summary(.speedup))")
         print("      the same curl readers from nginx (baseline) median \(rate(versusNginx.medianBaseline)) | through the proxy median \(rate(versusNginx.medianSubject))")
-        print("      throughput proxy / nginx: \(versusNginx.summary(.speedup))")
+        print("      throughput proxy / nginx: \(versusNginx.summary(.speedup, target: 1.0))")
+        print("      the proxy's process over those pairs: peak RSS +\(fixed(Double(ResidentMemory.peak - residentBefore) / 1_048_576, 1)) MB")
     }
 
     /// Seconds until every one of `commands` (the arguments of one `executable` run each),

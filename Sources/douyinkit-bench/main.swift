@@ -13,6 +13,7 @@ let suites: [String: () async throws -> Void] = [
     "session": SessionBenchmark.run,
     "proxy": ProxyBenchmark.run,
     "transport": TransportBenchmark.run,
+    "proxy-idle": ProxyBenchmark.idle,
 ]
 let requested = CommandLine.arguments.dropFirst()
 for name in requested.isEmpty ? suites.keys.sorted() : Array(requested) {

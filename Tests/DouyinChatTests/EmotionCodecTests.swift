@@ -184,6 +184,47 @@ struct EmotionCodecTests {
         #expect(accented.segments(of: "[e\u{301}]").map(\.emotionKey) == [nil])
     }
 
+    /// The token table is open addressing with its own hash: a table far larger than the
+    /// standard one (so probes collide and wrap around) still finds every token, and only them.
+    @Test func aLargeTableFindsEveryTokenAndNothingElse() {
+        var random = SeededRandom(seed: 0x70_4E45)
+        let alphabet = Array("ab微笑😀[]") + ["\u{301}"]
+        var dict: [String: String] = [:]
+        for number in 0..<3000 {
+            let inner = String((0..<Int.random(in: 1...9, using: &random)).map { _ in alphabet.randomElement(using: &random)! })
+                .replacingOccurrences(of: "[", with: "x").replacingOccurrences(of: "]", with: "y")
+            dict["k\(number)"] = "[\(inner)]"
+        }
+        let big = EmotionCodec(table: EmotionTable(dict: dict, array: []))
+        let smallestKey = Dictionary(dict.map { ($0.value, $0.key) }, uniquingKeysWith: min)
+        for (token, key) in smallestKey {
+            #expect(big.key(forText: token) == key, "\(token.debugDescription) \(random)")
+            #expect(big.key(forText: String(token.dropLast()) + "z]") == smallestKey[String(token.dropLast()) + "z]"], "\(random)")
+        }
+        let text = smallestKey.keys.sorted().joined(separator: "-")
+        let want = referenceSegments(text, table: big.table)
+        let got = big.segments(of: text)
+        #expect(got.count == want.count)
+        #expect(zip(got, want).allSatisfy { ($0.emotionKey ?? $0.text) == $1.value && $0.utf16Range == $1.start..<($1.start + $1.length) })
+    }
+
+    /// A text segment shares the parsed string until its text is read; moving its `range`
+    /// afterwards must not move its text, and it equals (and hashes as) a segment built by
+    /// hand from the same values.
+    @Test func aTextSegmentKeepsItsTextWhenItsRangeIsEdited() {
+        let text = "你好[微笑]世界"
+        var segments = codec.segments(of: text)
+        #expect(segments.map(\.text) == ["你好", "[微笑]", "世界"])
+        let built = EmotionSegment(kind: .text, text: "你好", utf16Range: 0..<2, range: segments[0].range)
+        #expect(segments[0] == built)
+        #expect(segments[0].hashValue == built.hashValue)
+        segments[0].range = text.startIndex..<text.endIndex
+        #expect(segments[0].text == "你好")
+        segments[2].text = "changed"
+        #expect(segments[2].text == "changed")
+        #expect(segments[2].range == text.index(text.endIndex, offsetBy: -2)..<text.endIndex)
+    }
+
     @Test func theFixtureTableIsTheCompiledInTable() throws {
         let table = try JSONDecoder().decode(EmotionTable.self, from: Fixtures.data("chat/emotion.json"))
         #expect(table == EmotionTable.standard)

@@ -136,6 +136,23 @@ struct ProxyHostileTests: ProxySuite {
         folder.remove()
     }
 
+    /// Under the default cap (1,024) a thousand silent connections are all held, none closed
+    /// to make room, and a real client is still served (with the old default of 256, 744 of
+    /// them were closed).
+    @Test func theDefaultCapHoldsAThousandSilentConnections() async throws {
+        let server = try server()
+        let clients = try await IdleClients(port: server.port!, count: 1000)
+        // The accept queue is first in, first out: once this client is served, every idle one
+        // before it has been accepted.
+        try await expectServed(server)
+        #expect(server.statistics.openConnections >= 1000)
+        #expect(try await clients.openCount() == 1000)
+        await clients.stop()
+        await server.stop()
+        #expect(server.statistics.openConnections == 0)
+        folder.remove()
+    }
+
     /// Given a cap of one connection, busy with a request its origin holds: a second client is
     /// not turned away; it waits (the server says `.full`) and is served once the first ends.
     @Test func pastTheCapANewClientWaitsForAConnectionToEnd() async throws {

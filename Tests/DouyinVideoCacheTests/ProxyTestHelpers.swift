@@ -144,6 +144,13 @@ final class IdleClients: @unchecked Sendable {
         return try await onOwnThread { [output] in output.firstLine() } == "closed\n"
     }
 
+    /// How many of the connections the server has not ended (checked without waiting).
+    func openCount() async throws -> Int? {
+        input.fileHandleForWriting.write(Data("count-open\n".utf8))
+        let line = try await onOwnThread { [output] in output.firstLine() }
+        return Int(line.dropFirst("open ".count).trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
     /// Closes every connection (the child ends when its stdin closes; one still running 10 s
     /// later is terminated) and waits for the child.
     func stop() async {

@@ -6,12 +6,18 @@ extension VideoProxyServer {
     public struct Configuration: Sendable {
         /// The port to listen on; 0 (the default) lets the OS pick a free one.
         public var port: Int = 0
-        /// The most connections open at once. Default 256. Past it the connection idle for
-        /// the longest (waiting for a request) is closed; when none is idle, new connections
-        /// wait in the listen queue until one ends or goes idle.
-        public var maxConnections: Int = 256
-        /// How long a connection may wait for the first byte of its next request before it is
-        /// closed. Default 30 s.
+        /// The most connections open at once. Default 1,024: what a thousand idle connections
+        /// cost is measured by `douyinkit-bench proxy-idle` (BENCHMARKS.md).
+        /// Past it the connection idle for the longest — silent since it was accepted, or
+        /// waiting between requests — is closed to make room: cleanly (a FIN, no request of
+        /// its in flight; HTTP/1.1 lets a server close an idle connection at any time, RFC
+        /// 9112 §9.5, and a client retries on a new one), so idle sockets can never lock a
+        /// player out. When none is idle, new connections wait in the listen queue until one
+        /// ends or goes idle.
+        public var maxConnections: Int = 1024
+        /// How long a connection may stay silent before it is closed: from its accept to the
+        /// first byte of its first request, and from the end of each answer to the first byte
+        /// of the next. Default 30 s.
         public var idleTimeout: Duration = .seconds(30)
         /// How long a request head may take from its first byte to its blank line (a
         /// slowloris client trickles it forever). Default 10 s.
