@@ -77,7 +77,7 @@ extension APIClient {
         case .transport(let transport):
             return try await load(request, over: transport, until: deadline, uploadProgress: uploadProgress)
         case .session(let session):
-            let exchange = Exchange(limit: configuration.maximumBodySize, redirectsReturned: false, uploadProgress: uploadProgress)
+            let exchange = Exchange(limit: configuration.maximumBodySize, uploadProgress: uploadProgress)
             let transfer: Exchange.Transfer
             if uploadProgress != nil, request.httpBody != nil {
                 // A caller's session, and progress asked: only a delegate of this task hears it.
@@ -91,8 +91,6 @@ extension APIClient {
             switch try await exchange.run(transfer, until: deadline) {
             case .answer(let data, let response):
                 return (data, response)
-            case .redirect(let status, let url):
-                throw ExchangeFailure.redirectRefused(status: status, location: url.absoluteString)
             }
         }
     }

@@ -8,9 +8,6 @@ import FoundationNetworking
 package enum ExchangeOutcome: Sendable {
     /// A final answer: its body (at most the limit) and response.
     case answer(Data, HTTPURLResponse)
-    /// A 307 or 308 to a request with a body, not followed by URLSession (it would re-send the
-    /// request without its body): the client sends it again itself, body and all.
-    case redirect(status: Int, to: URL)
 }
 
 /// Why one exchange failed; the client turns it into an ``APIError`` naming the endpoint.
@@ -31,9 +28,6 @@ package enum ExchangeFailure: Error, Sendable {
 package final class Exchange: Sendable {
     /// The most body bytes accepted (after decoding).
     let limit: Int
-    /// Whether a 307/308 is handed back to the client instead of followed by URLSession: true
-    /// for requests with a body (POST).
-    let redirectsReturned: Bool
     /// Told how much of the body went out; `nil` when nobody asked.
     let uploadProgress: (@Sendable (UploadProgress) -> Void)?
     private let state = LockedBox(State())
@@ -72,24 +66,15 @@ package final class Exchange: Sendable {
         var body = Data()
         var response: HTTPURLResponse?
         var declaredLength: Int?
-        var redirect: (status: Int, url: URL)?
         var task: Transfer?
         var continuation: CheckedContinuation<ExchangeOutcome, any Error>?
         var early: Result<ExchangeOutcome, ExchangeFailure>?
         var finished = false
     }
 
-    package init(limit: Int, redirectsReturned: Bool, uploadProgress: (@Sendable (UploadProgress) -> Void)? = nil) {
+    package init(limit: Int, uploadProgress: (@Sendable (UploadProgress) -> Void)? = nil) {
         self.limit = limit
-        self.redirectsReturned = redirectsReturned
         self.uploadProgress = uploadProgress
-    }
-
-    /// Runs `task` to its end, or to `deadline`: then it is cancelled and the exchange fails
-    /// with `URLError.timedOut`, however busy the connection was meanwhile (a body trickling a
-    /// byte at a time, `102 Processing` again and again).
-    func run(_ task: URLSessionDataTask, until deadline: ContinuousClock.Instant) async throws -> ExchangeOutcome {
-        try await run(.dataTask(task), until: deadline)
     }
 
     /// Runs `task` (started here if it is a data task) to its end or to `deadline`, as above,
@@ -206,22 +191,6 @@ package final class Exchange: Sendable {
         if over { finish(.failure(.tooLarge(limit: limit))) }
     }
 
-    /// URLSession is about to follow a redirect to `url`: the request to send instead, or `nil`
-    /// to stop there (a scheme other than http(s) is refused; a 307/308 of a request with a
-    /// body is handed back to the client).
-    func redirecting(_ response: HTTPURLResponse, to request: URLRequest) -> URLRequest? {
-        let location = request.url?.absoluteString ?? response.value(forHTTPHeaderField: "Location") ?? ""
-        guard let url = request.url, url.scheme == "http" || url.scheme == "https" else {
-            finish(.failure(.redirectRefused(status: response.statusCode, location: location)))
-            return nil
-        }
-        if redirectsReturned, response.statusCode == 307 || response.statusCode == 308 {
-            state.withLock { $0.redirect = (response.statusCode, url) }
-            return nil
-        }
-        return request
-    }
-
     /// The whole answer of a task with a completion handler (on a caller's session, whose
     /// delegate is not the client's): the same checks, once the body is all there.
     func delivered(_ data: Data?, _ response: URLResponse?, _ error: (any Error)?) {
@@ -234,14 +203,10 @@ package final class Exchange: Sendable {
 
     /// The task ended, with `error` or with the whole answer.
     func completed(_ error: (any Error)?) {
-        let (body, response, declared, redirect) = state.withLock { ($0.body, $0.response, $0.declaredLength, $0.redirect) }
+        let (body, response, declared) = state.withLock { ($0.body, $0.response, $0.declaredLength) }
         if let error {
             let urlError = (error as? URLError) ?? URLError(.unknown)
             finish(.failure(urlError.code == .cancelled ? .cancelled : .transport(urlError)))
-            return
-        }
-        if let redirect {
-            finish(.success(.redirect(status: redirect.status, to: redirect.url)))
             return
         }
         guard let response else {

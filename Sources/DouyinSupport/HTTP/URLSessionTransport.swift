@@ -147,25 +147,23 @@ final class SessionExchange: @unchecked Sendable {
     func completed(_ error: (any Error)?) {
         state.withLock { $0.timer?.cancel() }
         guard let error else {
-            end(nil)
+            finishCleanly()
             return
         }
         let urlError = URLError(sessionError: error)
         end(urlError.code == .cancelled ? CancellationError() : urlError)
     }
 
-    private func end(_ error: (any Error)?) {
-        if let error {
-            end(error)
-        } else {
-            let head = state.withLock { state -> CheckedContinuation<HTTPResponse, any Error>? in
-                state.ended = true
-                defer { state.head = nil }
-                return state.head
-            }
-            head?.resume(throwing: URLError(.badServerResponse))
-            buffer.finish(throwing: nil)
+    /// The task ended without error: the body ends (a task that ended before any head is a
+    /// bad answer).
+    private func finishCleanly() {
+        let head = state.withLock { state -> CheckedContinuation<HTTPResponse, any Error>? in
+            state.ended = true
+            defer { state.head = nil }
+            return state.head
         }
+        head?.resume(throwing: URLError(.badServerResponse))
+        buffer.finish(throwing: nil)
     }
 }
 
