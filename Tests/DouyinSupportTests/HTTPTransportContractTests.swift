@@ -31,7 +31,9 @@ struct HTTPTransportContractTests {
     @Test(arguments: HTTPTransportKind.available)
     func aGetReturnsTheBodyByteForByte(kind: HTTPTransportKind) async throws {
         let nginx = try await Self.nginx.value()
-        let response = try await kind.make().send(HTTPRequest(url: nginx.url("/body.bin")))
+        let transport = kind.make()
+        defer { withExtendedLifetime(transport) {} }
+        let response = try await transport.send(HTTPRequest(url: nginx.url("/body.bin"), bufferLimit: 16 << 20))
         #expect(response.head.status == 200)
         #expect(response.head.headers["content-length"] == String(Self.body.count))
         let data = try await collect(response)
@@ -42,6 +44,7 @@ struct HTTPTransportContractTests {
     func aRangeGets206AndItsHeadersReadCaseInsensitively(kind: HTTPTransportKind) async throws {
         let nginx = try await Self.nginx.value()
         let transport = kind.make()
+        defer { withExtendedLifetime(transport) {} }
         var request = HTTPRequest(url: nginx.url("/body.bin"))
         request.headers.set("Range", "bytes=1000-1999")
         let response = try await transport.send(request)
@@ -60,7 +63,9 @@ struct HTTPTransportContractTests {
     @Test(arguments: HTTPTransportKind.available)
     func aHeadGetsTheHeadAndNoBody(kind: HTTPTransportKind) async throws {
         let nginx = try await Self.nginx.value()
-        let response = try await kind.make().send(HTTPRequest(url: nginx.url("/body.bin"), method: "HEAD"))
+        let transport = kind.make()
+        defer { withExtendedLifetime(transport) {} }
+        let response = try await transport.send(HTTPRequest(url: nginx.url("/body.bin"), method: "HEAD"))
         #expect(response.head.status == 200)
         #expect(response.head.headers["Content-Length"] == String(Self.body.count))
         #expect(try await collect(response).isEmpty)
@@ -97,7 +102,9 @@ struct HTTPTransportContractTests {
         let sent = seededBytes(300_000, seed: 3501)
         try await withTemporaryDirectory { folder in
             let request = HTTPRequest(url: server.url("/echo"), method: "POST", body: try source.body(sent, in: folder))
-            let response = try await kind.make().send(request)
+            let transport = kind.make()
+            defer { withExtendedLifetime(transport) {} }
+            let response = try await transport.send(request)
             #expect(response.head.status == 200)
             #expect(response.head.headers["x-method"] == "POST")
             #expect(try await collect(response) == sent)
@@ -115,7 +122,9 @@ struct HTTPTransportContractTests {
             default: exchange.respond(200, body: Data("final".utf8))
             }
         }
-        let response = try await kind.make().send(HTTPRequest(url: server.url("/start")))
+        let transport = kind.make()
+        defer { withExtendedLifetime(transport) {} }
+        let response = try await transport.send(HTTPRequest(url: server.url("/start")))
         #expect(response.head.status == 200)
         #expect(response.head.url == server.url("/final"))
         #expect(try await collect(response) == Data("final".utf8))
@@ -134,6 +143,7 @@ struct HTTPTransportContractTests {
             }
         }
         let transport = kind.make()
+        defer { withExtendedLifetime(transport) {} }
         try await withTemporaryDirectory { folder in
             for source in BodySource.allCases {
                 let sent = seededBytes(200_000, seed: UInt64(status))
@@ -160,7 +170,9 @@ struct HTTPTransportContractTests {
         }
         var request = HTTPRequest(url: server.url("/moved"), method: "POST", body: .data(Data("form=1".utf8)))
         request.headers.set("Content-Type", "application/x-www-form-urlencoded")
-        let response = try await kind.make().send(request)
+        let transport = kind.make()
+        defer { withExtendedLifetime(transport) {} }
+        let response = try await transport.send(request)
         #expect(response.head.headers["X-Method"] == "GET")
         #expect(try await collect(response).isEmpty)
         let echo = try #require(server.requests().last)
@@ -262,6 +274,7 @@ struct HTTPTransportContractTests {
         defer { gate.open() }
         let server = try HTTPTestServer { $0.hold(until: gate) }
         let transport = kind.make()
+        defer { withExtendedLifetime(transport) {} }
         let exchange = Task { try await transport.send(HTTPRequest(url: server.url("/held"))) }
         await server.arrivals.reached(1)
         try await onOwnThread { exchange.cancel() }
@@ -275,7 +288,9 @@ struct HTTPTransportContractTests {
         let gate = ServerGate()
         defer { gate.open() }
         let server = try HTTPTestServer { Stall.body.answer($0, holdingUntil: gate) }
-        let response = try await kind.make().send(HTTPRequest(url: server.url("/held")))
+        let transport = kind.make()
+        defer { withExtendedLifetime(transport) {} }
+        let response = try await transport.send(HTTPRequest(url: server.url("/held")))
         let first = try await response.body.next()
         #expect(first?.data.count == 100)
         // A reader waits for the next bytes while another thread cancels.
@@ -295,6 +310,7 @@ struct HTTPTransportContractTests {
         defer { gate.open() }
         let server = try HTTPTestServer { $0.hold(until: gate) }
         let transport = kind.make()
+        defer { withExtendedLifetime(transport) {} }
         let armed = EventCount()
         let exchangeTask = LockedBox<Task<HTTPResponse, any Error>?>(nil)
         let body = seededBytes(100_000, seed: 3502)
@@ -320,6 +336,7 @@ struct HTTPTransportContractTests {
             exchange.sendEndlessBody()
         }
         let transport = kind.make()
+        defer { withExtendedLifetime(transport) {} }
         var response: HTTPResponse? = try await transport.send(HTTPRequest(url: server.url("/endless")))
         _ = try await response?.body.next()
         response = nil
@@ -343,6 +360,7 @@ struct HTTPTransportContractTests {
         case .curl:
             #if os(Linux)
             let transport = CurlTransport()
+            defer { withExtendedLifetime(transport) {} }
             let response = try await transport.send(request)
             // libcurl hands at most CURLOPT_BUFFERSIZE (16 KiB) a call: one offer past the limit.
             let bound = limit + (16 << 10)
@@ -359,7 +377,9 @@ struct HTTPTransportContractTests {
             #expect(await server.departures.reached(1))
             #endif
         case .urlSession:
-            let response = try await URLSessionTransport().send(request)
+            let transport = URLSessionTransport()
+            defer { withExtendedLifetime(transport) {} }
+            let response = try await transport.send(request)
             // The consumer reads nothing until the transport gave up on it and let go.
             #expect(await server.departures.reached(1))
             var read = 0
@@ -377,7 +397,9 @@ struct HTTPTransportContractTests {
     @Test(arguments: HTTPTransportKind.available, [true, false])
     func aGzipAnswerIsDecodedOnlyWhenAsked(kind: HTTPTransportKind, decodes: Bool) async throws {
         let nginx = try await Self.nginx.value()
-        let response = try await kind.make().send(HTTPRequest(url: nginx.url("/gz/text.txt"), decodesContent: decodes))
+        let transport = kind.make()
+        defer { withExtendedLifetime(transport) {} }
+        let response = try await transport.send(HTTPRequest(url: nginx.url("/gz/text.txt"), decodesContent: decodes))
         #expect(response.head.status == 200)
         // Asked: nginx compressed it, and the transport undid that; not asked: nothing to undo.
         #expect(response.head.headers["Content-Encoding"] == (decodes ? "gzip" : nil))
@@ -392,7 +414,9 @@ struct HTTPTransportContractTests {
         let url = origin.base("gzip/100000000000").appendingPathComponent("bomb")
         // URLSession cannot pause: its buffer is made roomy so the reader, not the buffer, hits a limit.
         let bufferLimit = kind == .curl ? 256 << 10 : 64 << 20
-        let response = try await kind.make().send(HTTPRequest(url: url, decodesContent: true, bufferLimit: bufferLimit))
+        let transport = kind.make()
+        defer { withExtendedLifetime(transport) {} }
+        let response = try await transport.send(HTTPRequest(url: url, decodesContent: true, bufferLimit: bufferLimit))
         #expect(response.head.headers["Content-Encoding"] == "gzip")
         await #expect(throws: BodyTooLarge.self) {
             _ = try await response.body.collect(limit: 8 << 20, orThrow: BodyTooLarge())

@@ -145,8 +145,12 @@ final class CurlTransfer: @unchecked Sendable {
     fileprivate func header(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
         lastActivity = .now
         guard !headDelivered else { return bytes.count }  // trailers
-        var line = Substring(String(decoding: bytes, as: UTF8.self))
-        while line.last == "\n" || line.last == "\r" { line.removeLast() }
+        // The line ending goes by bytes: in a String "\r\n" is one Character, equal to
+        // neither "\r" nor "\n", so trimming Characters left it on every value and the blank
+        // line never read as empty (a body-less answer never got its head).
+        var end = bytes.count
+        while end > 0, bytes[end - 1] == UInt8(ascii: "\n") || bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+        let line = Substring(String(decoding: UnsafeBufferPointer(rebasing: bytes[..<end]), as: UTF8.self))
         if line.hasPrefix("HTTP/") {
             lines = HTTPHeaders()  // a new block: an interim 1xx's fields are not this answer's
         } else if line.isEmpty {
