@@ -85,6 +85,88 @@ struct CurlTransportTests {
         #expect(transport.statistics.transfers == 2)
     }
 
+    /// `maximumConnectionsPerHost` holds the connections to one host at that many: nginx saw
+    /// at most two of them for twelve transfers at once.
+    @Test func theConnectionsPerHostLimitIsHeld() async throws {
+        let origin = try await Self.origin(serving: "capped.bin")
+        let transport = CurlTransport(configuration: .init(maximumConnectionsPerHost: 2))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for number in 0..<12 {
+                group.addTask {
+                    let data = try await collect(transport.send(HTTPRequest(url: origin.plainURL("/capped.bin?\(number)"))))
+                    #expect(data == Self.file)
+                }
+            }
+            try await group.waitForAll()
+        }
+        let served = origin.requests(under: "/capped.bin")
+        #expect(served.count == 12)
+        #expect(Set(served.map(\.connection)).count <= 2, "\(served)")
+        #expect(transport.statistics.connectionsOpened <= 2)
+    }
+
+    // MARK: Paused transfers
+
+    /// An endless body from the test server, paused for a reader that does not read.
+    static func pausedTransfer(on transport: CurlTransport, _ request: HTTPRequest) async throws -> HTTPResponse {
+        let response = try await transport.send(request)
+        #expect(await waitUntil { transport.statistics.pauses >= 1 })
+        return response
+    }
+
+    /// A transfer paused for its reader waits for the reader, not the network: the idle limit
+    /// does not end it. Proven by order, not time: a second transfer with the same idle limit,
+    /// started after the first paused, times out first; the paused one then still reads on.
+    @Test func theIdleLimitDoesNotEndATransferPausedForItsReader() async throws {
+        let gate = ServerGate()
+        defer { gate.open() }
+        let server = try HTTPTestServer { exchange in
+            if exchange.request.target == "/silent" {
+                exchange.hold(until: gate)
+            } else {
+                exchange.sendHead(200)
+                exchange.sendEndlessBody()
+            }
+        }
+        let transport = CurlTransport()
+        let paused = try await Self.pausedTransfer(on: transport, HTTPRequest(url: server.url("/endless"), idleTimeout: .seconds(1), bufferLimit: 64 << 10))
+        let error = await #expect(throws: URLError.self) {
+            try await collect(transport.send(HTTPRequest(url: server.url("/silent"), idleTimeout: .seconds(1))))
+        }
+        #expect(error?.code == .timedOut)
+        for _ in 0..<4 {
+            #expect(try await paused.body.next() != nil)
+        }
+        paused.body.cancel()
+    }
+
+    /// The deadline ends a transfer however it waits, paused for its reader too: proven by
+    /// order, a second transfer with the same deadline to a silent server ends first.
+    @Test func theDeadlineEndsATransferPausedForItsReader() async throws {
+        let gate = ServerGate()
+        defer { gate.open() }
+        let server = try HTTPTestServer { exchange in
+            if exchange.request.target == "/silent" {
+                exchange.hold(until: gate)
+            } else {
+                exchange.sendHead(200)
+                exchange.sendEndlessBody()
+            }
+        }
+        let transport = CurlTransport()
+        let deadline = ContinuousClock.now + .seconds(2)
+        let paused = try await Self.pausedTransfer(on: transport, HTTPRequest(url: server.url("/endless"), deadline: deadline, bufferLimit: 64 << 10))
+        let silent = await #expect(throws: URLError.self) {
+            try await collect(transport.send(HTTPRequest(url: server.url("/silent"), deadline: deadline)))
+        }
+        #expect(silent?.code == .timedOut)
+        // The bytes held before the deadline, then the deadline's error: not an endless read.
+        let error = await #expect(throws: URLError.self) {
+            while try await paused.body.next() != nil {}
+        }
+        #expect(error?.code == .timedOut)
+    }
+
     // MARK: Waiting costs nothing
 
     /// A transfer whose answer is held leaves the driver's thread asleep in poll(2) with a

@@ -334,11 +334,20 @@ final class CurlUpload {
             file = nil
             length = Int64(data.count)
         case .file(let url):
-            let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+            // The seam's errors are URLErrors (URLSession's upload task says `fileDoesNotExist`
+            // too); FileManager's and FileHandle's are CocoaErrors.
+            let attributes: [FileAttributeKey: Any]
+            do {
+                attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+                file = try FileHandle(forReadingFrom: url)
+            } catch {
+                let missing = (error as? CocoaError)?.code == .fileReadNoSuchFile || (error as? CocoaError)?.code == .fileNoSuchFile
+                throw URLError(missing ? .fileDoesNotExist : .cannotOpenFile,
+                               userInfo: [NSLocalizedDescriptionKey: "\(url.path): \(error.localizedDescription)", NSUnderlyingErrorKey: error])
+            }
             guard attributes[.type] as? FileAttributeType == .typeRegular, let size = attributes[.size] as? NSNumber else {
                 throw URLError(.fileIsDirectory, userInfo: [NSLocalizedDescriptionKey: "\(url.path) is not a regular file"])
             }
-            file = try FileHandle(forReadingFrom: url)
             length = size.int64Value
         }
     }
