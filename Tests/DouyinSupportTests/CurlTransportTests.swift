@@ -155,9 +155,11 @@ struct CurlTransportTests {
         }
         let transport = CurlTransport()
         let deadline = ContinuousClock.now + .seconds(2)
-        let paused = try await Self.pausedTransfer(on: transport, HTTPRequest(url: server.url("/endless"), deadline: deadline, bufferLimit: 64 << 10))
+        // The idle limit far away: only the deadline can end these.
+        let paused = try await Self.pausedTransfer(on: transport, HTTPRequest(url: server.url("/endless"), deadline: deadline,
+                                                                              idleTimeout: .seconds(600), bufferLimit: 64 << 10))
         let silent = await #expect(throws: URLError.self) {
-            try await collect(transport.send(HTTPRequest(url: server.url("/silent"), deadline: deadline)))
+            try await collect(transport.send(HTTPRequest(url: server.url("/silent"), deadline: deadline, idleTimeout: .seconds(600))))
         }
         #expect(silent?.code == .timedOut)
         // The bytes held before the deadline, then the deadline's error: not an endless read.
