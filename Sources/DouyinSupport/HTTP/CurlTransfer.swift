@@ -335,20 +335,22 @@ final class CurlUpload {
             length = Int64(data.count)
         case .file(let url):
             // The seam's errors are URLErrors (URLSession's upload task says `fileDoesNotExist`
-            // too); FileManager's and FileHandle's are CocoaErrors.
-            let attributes: [FileAttributeKey: Any]
+            // too); FileManager's and FileHandle's are CocoaErrors. The type is checked before
+            // the open: opening a FIFO for reading would block until a writer came.
             do {
-                attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+                let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+                guard attributes[.type] as? FileAttributeType == .typeRegular, let size = attributes[.size] as? NSNumber else {
+                    throw URLError(.fileIsDirectory, userInfo: [NSLocalizedDescriptionKey: "\(url.path) is not a regular file"])
+                }
                 file = try FileHandle(forReadingFrom: url)
+                length = size.int64Value
+            } catch let error as URLError {
+                throw error
             } catch {
                 let missing = (error as? CocoaError)?.code == .fileReadNoSuchFile || (error as? CocoaError)?.code == .fileNoSuchFile
                 throw URLError(missing ? .fileDoesNotExist : .cannotOpenFile,
                                userInfo: [NSLocalizedDescriptionKey: "\(url.path): \(error.localizedDescription)", NSUnderlyingErrorKey: error])
             }
-            guard attributes[.type] as? FileAttributeType == .typeRegular, let size = attributes[.size] as? NSNumber else {
-                throw URLError(.fileIsDirectory, userInfo: [NSLocalizedDescriptionKey: "\(url.path) is not a regular file"])
-            }
-            length = size.int64Value
         }
     }
 
