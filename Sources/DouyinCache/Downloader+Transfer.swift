@@ -19,6 +19,9 @@ extension Downloader {
             // The bytes as stored, so Content-Length counts what arrives: a server with a packed
             // copy beside the file (nginx's gzip_static) otherwise sends that.
             request.headers.add("Accept-Encoding", "identity")
+            // The whole body is kept anyway (up to the limit): a buffer as large never pauses
+            // libcurl for nothing, and never stops a URLSession transfer whose reader lags.
+            request.bufferLimit = limit.map { max(1, $0) } ?? .max
             let response = try await transport.send(request)
             let head = response.head
             guard acceptedStatuses.contains(head.status) else { throw CacheError.httpStatus(head.status, url: url) }

@@ -110,7 +110,9 @@ extension APIClient {
         request.idleTimeout = configuration.timeout
         request.maximumRedirects = Self.maximumBodyRedirects
         request.decodesContent = true
-        request.bufferLimit = max(1, min(limit, 1 << 20))
+        // The whole body is kept anyway: a URLSession transport, which cannot pause, must never
+        // stop a body within the limit because its reader lagged.
+        request.bufferLimit = max(1, limit)
         if let uploadProgress {
             request.uploadProgress = { sent, total in uploadProgress(UploadProgress(bytesSent: sent, totalBytes: total)) }
         }

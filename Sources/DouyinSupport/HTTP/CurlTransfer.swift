@@ -145,9 +145,11 @@ final class CurlTransfer: @unchecked Sendable {
     fileprivate func header(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
         lastActivity = .now
         guard !headDelivered else { return bytes.count }  // trailers
-        // Without the line end, cut as bytes: "\r\n" is one Character to Swift.
+        // The line ending goes by bytes: in a String "\r\n" is one Character, equal to
+        // neither "\r" nor "\n", so trimming Characters left it on every value and the blank
+        // line never read as empty (a body-less answer never got its head).
         var end = bytes.count
-        while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
+        while end > 0, bytes[end - 1] == UInt8(ascii: "\n") || bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
         let line = Substring(String(decoding: UnsafeBufferPointer(rebasing: bytes[..<end]), as: UTF8.self))
         if line.hasPrefix("HTTP/") {
             lines = HTTPHeaders()  // a new block: an interim 1xx's fields are not this answer's
@@ -332,12 +334,23 @@ final class CurlUpload {
             file = nil
             length = Int64(data.count)
         case .file(let url):
-            let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
-            guard attributes[.type] as? FileAttributeType == .typeRegular, let size = attributes[.size] as? NSNumber else {
-                throw URLError(.fileIsDirectory, userInfo: [NSLocalizedDescriptionKey: "\(url.path) is not a regular file"])
+            // The seam's errors are URLErrors (URLSession's upload task says `fileDoesNotExist`
+            // too); FileManager's and FileHandle's are CocoaErrors. The type is checked before
+            // the open: opening a FIFO for reading would block until a writer came.
+            do {
+                let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+                guard attributes[.type] as? FileAttributeType == .typeRegular, let size = attributes[.size] as? NSNumber else {
+                    throw URLError(.fileIsDirectory, userInfo: [NSLocalizedDescriptionKey: "\(url.path) is not a regular file"])
+                }
+                file = try FileHandle(forReadingFrom: url)
+                length = size.int64Value
+            } catch let error as URLError {
+                throw error
+            } catch {
+                let missing = (error as? CocoaError)?.code == .fileReadNoSuchFile || (error as? CocoaError)?.code == .fileNoSuchFile
+                throw URLError(missing ? .fileDoesNotExist : .cannotOpenFile,
+                               userInfo: [NSLocalizedDescriptionKey: "\(url.path): \(error.localizedDescription)", NSUnderlyingErrorKey: error])
             }
-            file = try FileHandle(forReadingFrom: url)
-            length = size.int64Value
         }
     }
 

@@ -68,6 +68,11 @@ package struct HTTPRequest: Sendable {
         guard let scheme = url.scheme?.lowercased() else { return false }
         return (scheme == "http" || scheme == "https") && url.host != nil
     }
+
+    /// Whether `a` and `b` have the same origin (scheme, host and port, RFC 6454).
+    static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
+        a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased() && a.port == b.port
+    }
 }
 
 /// Why the transport ended an exchange other than with a network error (those are `URLError`)

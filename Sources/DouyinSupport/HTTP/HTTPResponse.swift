@@ -11,6 +11,14 @@ package struct HTTPResponseHead: Sendable {
     /// From the start of the exchange (its first hop) to the head's arrival: the time to the
     /// first byte as the network gave it, not as a busy consumer saw it.
     package var timeToHead: Duration
+
+    /// A head from its parts (transports, and the fake transports of tests, make these).
+    package init(status: Int, headers: HTTPHeaders, url: URL, timeToHead: Duration) {
+        self.status = status
+        self.headers = headers
+        self.url = url
+        self.timeToHead = timeToHead
+    }
 }
 
 /// Body bytes as the network delivered them, and when the newest of them arrived.
@@ -19,6 +27,12 @@ package struct HTTPBodyChunk: Sendable {
     package var data: Data
     /// When the last of these bytes came off the network.
     package var arrival: ContinuousClock.Instant
+
+    /// Bytes that arrived at `arrival`.
+    package init(data: Data, arrival: ContinuousClock.Instant) {
+        self.data = data
+        self.arrival = arrival
+    }
 }
 
 /// An answer: its head, then its body pulled with back-pressure.
@@ -27,6 +41,12 @@ package struct HTTPResponse: Sendable {
     package var head: HTTPResponseHead
     /// The body; drop it (or call ``HTTPBody/cancel()``) to end the transfer early.
     package var body: HTTPBody
+
+    /// An answer from its head and body.
+    package init(head: HTTPResponseHead, body: HTTPBody) {
+        self.head = head
+        self.body = body
+    }
 }
 
 /// A response body, read chunk by chunk. The transport holds at most about

@@ -25,8 +25,8 @@ package protocol HTTPTransport: Sendable {
 extension HTTPTransport {
     /// Sends `request`, following up to ``HTTPRequest/maximumRedirects`` redirects: only to
     /// `http`/`https`; 307/308 keep method and body (RFC 9110 §15.4.8-9); 301/302 turn a POST
-    /// and 303 any method but HEAD into a body-less GET (what browsers and curl do). The
-    /// deadline covers every hop.
+    /// and 303 any method but HEAD into a body-less GET (what browsers and curl do);
+    /// `Authorization` and `Cookie` are not sent to another origin. The deadline covers every hop.
     package func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         var request = request
         var hops = 0
@@ -42,6 +42,12 @@ extension HTTPTransport {
             hops += 1
             guard hops <= request.maximumRedirects else {
                 throw HTTPTransportError.tooManyRedirects(status: status, location: next.absoluteString)
+            }
+            if !HTTPRequest.sameOrigin(next, request.url) {
+                // A token or cookie the caller set for one origin is not handed to another:
+                // libcurl drops them when it follows a redirect itself, and here the seam does.
+                request.headers.remove("Authorization")
+                request.headers.remove("Cookie")
             }
             request.url = next
             let method = request.method.uppercased()

@@ -1,0 +1,123 @@
+import DouyinSupport
+import DouyinTestSupport
+import Foundation
+import Testing
+
+/// The buffer between a transport's thread and one reader: back-pressure (pause past the
+/// limit, one resume a pause), joined reads, and an end that is read after the bytes.
+@Suite("HTTPBodyBuffer", .timeLimit(.minutes(HangGuard.minutes)))
+struct HTTPBodyBufferTests {
+    /// Counts the buffer's calls back to its transport.
+    final class Calls: Sendable {
+        let resumes = EventCount()
+        let cancels = EventCount()
+
+        func buffer(limit: Int) -> HTTPBodyBuffer {
+            HTTPBodyBuffer(limit: limit, resume: { [resumes] in resumes.increment() }, cancelTransfer: { [cancels] in cancels.increment() })
+        }
+    }
+
+    @Test func offersPastTheLimitAreRefusedAndOneTakeResumesOnce() async throws {
+        let calls = Calls()
+        let buffer = calls.buffer(limit: 10)
+        #expect(buffer.offer(Data(repeating: 1, count: 6)) == .taken)
+        // Under the limit: taken, even though it ends past it (an offer is never split).
+        #expect(buffer.offer(Data(repeating: 2, count: 6)) == .taken)
+        #expect(buffer.offer(Data(repeating: 3, count: 1)) == .full)
+        #expect(buffer.offer(Data(repeating: 3, count: 1)) == .full)
+        #expect(calls.resumes.count == 0)
+        // The reader gets both reads joined, and the transport is asked once to go on.
+        let chunk = try await buffer.next()
+        #expect(chunk?.data == Data(repeating: 1, count: 6) + Data(repeating: 2, count: 6))
+        #expect(calls.resumes.count == 1)
+        #expect(buffer.offer(Data(repeating: 3, count: 1)) == .taken)
+        _ = try await buffer.next()
+        #expect(calls.resumes.count == 1)
+    }
+
+    @Test func aWaitingReaderGetsTheOfferDirectly() async throws {
+        let buffer = Calls().buffer(limit: 1)
+        let reader = Task { try await buffer.next() }
+        // Offered until the reader took it (it may not wait yet: then the bytes wait for it).
+        #expect(buffer.offer(Data([7, 8, 9])) == .taken)
+        #expect(try await reader.value?.data == Data([7, 8, 9]))
+    }
+
+    @Test func theEndIsReadAfterTheBytesHeld() async throws {
+        let buffer = Calls().buffer(limit: 100)
+        _ = buffer.offer(Data([1]))
+        buffer.finish(throwing: URLError(.networkConnectionLost))
+        buffer.finish(throwing: nil)  // later ends are ignored
+        #expect(try await buffer.next()?.data == Data([1]))
+        let error = await #expect(throws: URLError.self) { try await buffer.next() }
+        #expect(error?.code == .networkConnectionLost)
+        #expect(buffer.offer(Data([2])) == .closed)
+
+        let clean = Calls().buffer(limit: 100)
+        _ = clean.offer(Data([1]))
+        clean.finish(throwing: nil)
+        #expect(try await clean.next()?.data == Data([1]))
+        #expect(try await clean.next() == nil)
+    }
+
+    /// The reader's cancel: a waiting reader gets `CancellationError`, the transfer is ended
+    /// once, bytes held are dropped, later offers are refused; a cancel after the end ends
+    /// nothing.
+    @Test func aCancelEndsTheTransferOnceAndWakesTheReader() async throws {
+        let calls = Calls()
+        let buffer = calls.buffer(limit: 100)
+        let reader = Task { try await buffer.next() }
+        buffer.cancel()
+        buffer.cancel()
+        await #expect(throws: CancellationError.self) { try await reader.value }
+        #expect(calls.cancels.count == 1)
+        #expect(buffer.offer(Data([1])) == .closed)
+        #expect(buffer.isFinished)
+
+        let finished = Calls()
+        let done = finished.buffer(limit: 100)
+        done.finish(throwing: nil)
+        done.cancel()
+        #expect(finished.cancels.count == 0)
+    }
+
+    /// A transport that cannot pause appends whatever the reader holds, and is told once the
+    /// reader holds more than the limit.
+    @Test func appendReportsWhenTheReaderFellBehind() async throws {
+        let buffer = Calls().buffer(limit: 10)
+        let atLimit = buffer.append(Data(count: 10))
+        #expect(atLimit.taken && !atLimit.overLimit)
+        let past = buffer.append(Data(count: 1))
+        #expect(past.taken && past.overLimit)
+        buffer.finish(throwing: HTTPTransportError.consumerFellBehind)
+        #expect(!buffer.append(Data(count: 1)).taken)
+        #expect(try await buffer.next()?.data.count == 11)
+        await #expect(throws: HTTPTransportError.consumerFellBehind) { try await buffer.next() }
+    }
+
+    /// A body dropped unread ends its transfer.
+    @Test func droppingTheBodyCancelsItsTransfer() {
+        let calls = Calls()
+        var body: HTTPBody? = HTTPBody(calls.buffer(limit: 10))
+        _ = body
+        body = nil
+        #expect(calls.cancels.count == 1)
+    }
+
+    /// ``HTTPBody/collect(limit:orThrow:)`` stops past the limit with the caller's error and
+    /// ends the transfer; at the limit exactly it is fine.
+    @Test func collectStopsPastTheLimit() async throws {
+        let calls = Calls()
+        let buffer = calls.buffer(limit: 100)
+        let body = HTTPBody(buffer)
+        _ = buffer.offer(Data(count: 10))
+        buffer.finish(throwing: nil)
+        #expect(try await body.collect(limit: 10, orThrow: BodyTooLarge()).count == 10)
+
+        let over = Calls()
+        let overBuffer = over.buffer(limit: 100)
+        _ = overBuffer.offer(Data(count: 11))
+        await #expect(throws: BodyTooLarge.self) { try await HTTPBody(overBuffer).collect(limit: 10, orThrow: BodyTooLarge()) }
+        #expect(over.cancels.count == 1)
+    }
+}
