@@ -13,7 +13,7 @@ import Testing
 @Suite("Exchange: a failed call returns after its transfer ended")
 struct ExchangeTransferTests {
     @Test func aDeadlineThatEndsTheExchangeStillWaitsForItsSwiftTask() async throws {
-        let exchange = Exchange(limit: 1 << 20, redirectsReturned: false)
+        let exchange = Exchange(limit: 1 << 20)
         let gate = Gate(), cancelled = Gate(), returned = Gate()
         let transferEnded = LockedBox(false)
         // Stands for the upload task still running when the deadline ends the exchange: told
