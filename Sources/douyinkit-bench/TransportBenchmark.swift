@@ -19,6 +19,7 @@ enum TransportBenchmark {
     static let waitSeconds = Int(ProcessInfo.processInfo.environment["DOUYIN_BENCH_WAIT_SECONDS"] ?? "") ?? 5
 
     static func run() async throws {
+        setvbuf(stdout, nil, _IOLBF, 0)  // each figure reaches a log file as it is printed
         print("transport: libcurl multi (CurlTransport) vs URLSession (FoundationNetworking) vs the curl tool; interleaved pairs")
         let slow = try SlowOrigin()
         defer { slow.stop() }
@@ -151,7 +152,9 @@ enum TransportBenchmark {
 
     /// Fetches `url` whole over `transport`; returns the body's length.
     static func fetch(_ url: URL, over transport: any HTTPTransport) async throws -> Int {
-        let response = try await transport.send(HTTPRequest(url: url, idleTimeout: .seconds(120)))
+        // A buffer as large as the body: URLSession cannot pause, and a reader that lags must
+        // not end its transfer (libcurl never pauses then either, so both read as fast as they can).
+        let response = try await transport.send(HTTPRequest(url: url, idleTimeout: .seconds(120), bufferLimit: 128 << 20))
         var count = 0
         for try await chunk in response.body { count += chunk.data.count }
         return count
