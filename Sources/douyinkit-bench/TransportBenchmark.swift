@@ -19,7 +19,6 @@ enum TransportBenchmark {
     static let waitSeconds = Int(ProcessInfo.processInfo.environment["DOUYIN_BENCH_WAIT_SECONDS"] ?? "") ?? 5
 
     static func run() async throws {
-        setvbuf(stdout, nil, _IOLBF, 0)  // each figure reaches a log file as it is printed
         print("transport: libcurl multi (CurlTransport) vs URLSession (FoundationNetworking) vs the curl tool; interleaved pairs")
         let slow = try SlowOrigin()
         defer { slow.stop() }

@@ -83,7 +83,7 @@ final class SessionExchange: @unchecked Sendable {
     }
 
     func start() async throws -> HTTPResponse {
-        try await withTaskCancellationHandler {
+        let response = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let ended = state.withLock { state -> Bool in
                     guard !state.ended else { return true }
@@ -101,6 +101,8 @@ final class SessionExchange: @unchecked Sendable {
         } onCancel: {
             end(CancellationError())
         }
+        state.withLock { _ in }  // the edge Thread Sanitizer needs: see received(_:)
+        return response
     }
 
     /// Where deadlines fire: a serial queue of its own gets a thread even while the global
@@ -127,12 +129,14 @@ final class SessionExchange: @unchecked Sendable {
         }
         let head = HTTPResponseHead(status: response.statusCode, headers: headers, url: response.url ?? request.url,
                                     timeToHead: startedAt.duration(to: .now))
-        let waiter = state.withLock { state -> CheckedContinuation<HTTPResponse, any Error>? in
+        // Made under the lock the caller takes once resumed (``start()``), so Thread Sanitizer
+        // sees the hand-off, which it does not see through the continuation.
+        let handOff = state.withLock { state -> (CheckedContinuation<HTTPResponse, any Error>, HTTPResponse)? in
             state.headDelivered = true
             defer { state.head = nil }
-            return state.head
+            return state.head.map { ($0, HTTPResponse(head: head, body: HTTPBody(buffer))) }
         }
-        waiter?.resume(returning: HTTPResponse(head: head, body: HTTPBody(buffer)))
+        if let (waiter, response) = handOff { waiter.resume(returning: response) }
     }
 
     func received(_ data: Data) {
