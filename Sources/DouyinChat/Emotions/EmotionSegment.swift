@@ -82,7 +82,7 @@ public struct EmotionSegment: Sendable, Hashable {
         lhs.kind == rhs.kind && lhs.utf16Range == rhs.utf16Range && lhs.range == rhs.range && lhs.text == rhs.text
     }
 
-    /// Hashes what ``==`` compares.
+    /// Hashes what `==` compares.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(kind)
         hasher.combine(text)

@@ -9,13 +9,13 @@ import FoundationNetworking
 /// caller who wants URLSession's configuration: its proxies, protocol classes, TLS settings).
 ///
 /// URLSession cannot pause a transfer, so a consumer more than
-/// ``Configuration/maxBufferedBytes`` behind has its body ended with ``OriginStoppedEarly``
+/// ``HTTPOrigin/Configuration/maxBufferedBytes`` behind has its body ended with ``OriginStoppedEarly``
 /// after the buffered bytes; the cache then asks again from where it got to.
 public final class URLSessionOrigin: VideoOrigin {
     /// How the origin buffers: ``HTTPOrigin``'s configuration.
     public typealias Configuration = HTTPOrigin.Configuration
 
-    /// Ends a body whose consumer fell more than ``Configuration/maxBufferedBytes`` behind the
+    /// Ends a body whose consumer fell more than ``HTTPOrigin/Configuration/maxBufferedBytes`` behind the
     /// network: the ``VideoOrigin`` contract's "stopped early, ask again".
     public typealias ConsumerFellBehind = OriginStoppedEarly
 

@@ -50,7 +50,7 @@ public protocol VideoOrigin: Sendable {
 /// Ends an origin's response body that stopped early on purpose, not in failure: the chunks
 /// before it are good, and the video cache asks again from the first byte it did not get.
 /// ``URLSessionOrigin`` ends a body with it when its consumer falls more than
-/// ``URLSessionOrigin/Configuration/maxBufferedBytes`` behind the network.
+/// ``HTTPOrigin/Configuration/maxBufferedBytes`` behind the network.
 public struct OriginStoppedEarly: Error, Sendable, Hashable {
     /// The error value; it carries nothing, the bytes delivered say where the body stopped.
     public init() {}
