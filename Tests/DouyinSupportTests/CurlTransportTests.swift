@@ -114,13 +114,10 @@ struct CurlTransportTests {
         return response
     }
 
-    /// A transfer paused for its reader waits for the reader, not the network: the idle limit
-    /// does not end it. Proven by order, not time: a second transfer with the same idle limit,
-    /// started after the first paused, times out first; the paused one then still reads on.
-    @Test func theIdleLimitDoesNotEndATransferPausedForItsReader() async throws {
-        let gate = ServerGate()
-        defer { gate.open() }
-        let server = try HTTPTestServer { exchange in
+    /// A server whose `/silent` answers nothing until `gate` opens, and whose every other path
+    /// answers 200 with an endless body.
+    static func silentOrEndless(holdingAt gate: ServerGate) throws -> HTTPTestServer {
+        try HTTPTestServer { exchange in
             if exchange.request.target == "/silent" {
                 exchange.hold(until: gate)
             } else {
@@ -128,6 +125,15 @@ struct CurlTransportTests {
                 exchange.sendEndlessBody()
             }
         }
+    }
+
+    /// A transfer paused for its reader waits for the reader, not the network: the idle limit
+    /// does not end it. Proven by order, not time: a second transfer with the same idle limit,
+    /// started after the first paused, times out first; the paused one then still reads on.
+    @Test func theIdleLimitDoesNotEndATransferPausedForItsReader() async throws {
+        let gate = ServerGate()
+        defer { gate.open() }
+        let server = try Self.silentOrEndless(holdingAt: gate)
         let transport = CurlTransport()
         let paused = try await Self.pausedTransfer(on: transport, HTTPRequest(url: server.url("/endless"), idleTimeout: .seconds(1), bufferLimit: 64 << 10))
         let error = await #expect(throws: URLError.self) {
@@ -145,14 +151,7 @@ struct CurlTransportTests {
     @Test func theDeadlineEndsATransferPausedForItsReader() async throws {
         let gate = ServerGate()
         defer { gate.open() }
-        let server = try HTTPTestServer { exchange in
-            if exchange.request.target == "/silent" {
-                exchange.hold(until: gate)
-            } else {
-                exchange.sendHead(200)
-                exchange.sendEndlessBody()
-            }
-        }
+        let server = try Self.silentOrEndless(holdingAt: gate)
         let transport = CurlTransport()
         let deadline = ContinuousClock.now + .seconds(2)
         // The idle limit far away: only the deadline can end these.
