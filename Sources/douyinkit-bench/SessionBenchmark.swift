@@ -3,95 +3,190 @@ import DouyinSupport
 import DouyinTestSupport
 import Foundation
 
-/// `douyinkit-bench session` (issue 24): whole feed sessions in real time, the three
-/// policies on the same seeded swipe traces and the same shaped origin, interleaved (each
-/// round runs every policy, in an order that rotates), a table per bandwidth.
+/// `douyinkit-bench session` (issue 38): whole feed sessions in real time over a matrix of
+/// links, each cell's three policies at once, each on its own fresh origin (one shaped link
+/// per origin, so they do not share), scored by ``SessionScore`` beside ``SessionOracle``'s
+/// bound for the same trace and link.
 ///
-/// Test bed: 8 ffmpeg clips of 6 s in three gears (~0.6/1.2/2.4 Mbit/s, half with `moov` at
-/// the end), a feed of 48 items over them, a loopback origin with one token bucket for all its
-/// connections and 40 ms before each first byte. `SESSION_SWIPES` (default 40, split over 2
-/// rounds), `SESSION_RATES` (Mbit/s, default `8,4,16`), `SESSION_POLICIES` (default all three,
-/// for an experiment run) and `SESSION_PLAY_AHEAD_MS` (the adaptive buffer target's ceiling,
-/// default the library's 1,500) change the run. Besides the table, the throughput the playing
-/// video got (bytes/s of its transfers while they flowed) under each policy, adaptive against
-/// none on the same traces: the issue's "≥ 95 % of the throughput with preloading off".
+/// Test bed: 12 ffmpeg clips of 6 s in three gears (~0.6/1.2/2.4 Mbit/s, half with `moov` at
+/// the end), a feed of 48 items over them. Cells: 2, 4, 8 and 16 Mbit/s with 40 or 200 ms to
+/// each first byte, and `drop` (8 Mbit/s, 80 ms, 1.5 Mbit/s from 40 s to 70 s). Traces rotate
+/// over the cells: three seeds of the retention-shaped trace and one that goes back a third
+/// of the time. The bytes fetched are the origin's own count (what it sent, read or not).
+///
+/// `SESSION_CELLS` (names as printed, e.g. `8/40,drop`; default all), `SESSION_SWIPES`
+/// (default 40 a trace) and `SESSION_POLICIES` (default all three) change the run; `SESSION_LOG=<policy>` traces that
+/// policy's decisions and views on standard error.
 enum SessionBenchmark {
+    struct Cell {
+        var name: String
+        var megabits: Double
+        var latency: Int
+        var drop: Bool
+        var trace: Int
+
+        var link: LinkSchedule {
+            let base = Int64(megabits * 1e6)
+            guard drop else { return LinkSchedule(bitsPerSecond: base) }
+            return LinkSchedule(bitsPerSecond: base, changes: [.init(start: .seconds(40), bitsPerSecond: 1_500_000),
+                                                               .init(start: .seconds(70), bitsPerSecond: base)])
+        }
+    }
+
+    struct Outcome {
+        var report: SessionReport
+        var originBytes: Int64
+        var score: SessionScore
+    }
+
+    static let cells: [Cell] = {
+        var cells: [Cell] = []
+        for rate in [2.0, 4, 8, 16] {
+            for latency in [40, 200] {
+                cells.append(Cell(name: "\(Int(rate))/\(latency)", megabits: rate, latency: latency, drop: false, trace: cells.count % 4))
+            }
+        }
+        cells.append(Cell(name: "drop", megabits: 8, latency: 80, drop: true, trace: cells.count % 4))
+        return cells
+    }()
+
+    static func traces(swipes: Int, items: Int) -> [(name: String, trace: SwipeTrace)] {
+        let length: (Int) -> Duration = { _ in .seconds(6) }
+        return [
+            ("retention seed 38", SwipeTrace.generated(seed: 38, swipes: swipes, itemCount: items, length: length)),
+            ("retention seed 39", SwipeTrace.generated(seed: 39, swipes: swipes, itemCount: items, length: length)),
+            ("retention seed 40", SwipeTrace.generated(seed: 40, swipes: swipes, itemCount: items, length: length)),
+            ("back often (seed 41)", SwipeTrace.generated(seed: 41, swipes: swipes, itemCount: items, backShare: 0.33, length: length)),
+        ]
+    }
+
     static func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let swipes = max(2, environment["SESSION_SWIPES"].flatMap(Int.init) ?? 40)
-        let rates = (environment["SESSION_RATES"] ?? "8,4,16").split(separator: ",").compactMap { Int($0) }
-        let rounds = swipes >= 20 ? 2 : 1
+        let chosen = Set((environment["SESSION_CELLS"] ?? "").split(separator: ",").map(String.init))
+        let named = (environment["SESSION_POLICIES"] ?? "").split(separator: ",").compactMap { FeedSession.Policy(rawValue: String($0)) }
+        let policies = named.isEmpty ? FeedSession.Policy.allCases : named
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("douyinkit-bench-session-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let media = try await SessionMedia.generate(in: scratch.appendingPathComponent("media"), count: 8, seconds: 6)
-        let origin = try await ShapedOrigin.start(root: media.directory, rate: 8_000_000)
-        defer { origin.stop() }
-        let feed = try media.feedJSON(base: origin.base, items: 48)
-        let items = try SessionItem.items(fromFeedJSON: feed)
-        let traces = (0..<rounds).map { round in
-            SwipeTrace.generated(seed: 24 + UInt64(round), swipes: swipes / rounds, itemCount: items.count) { _ in .seconds(6) }
+        let media = try await SessionMedia.generate(in: scratch.appendingPathComponent("media"), count: 12, seconds: 6)
+        let feedItems = 48
+        let traces = traces(swipes: swipes, items: feedItems)
+        let top = media.clips.flatMap { $0.gears.map(\.bitRate) }.max() ?? 1
+        let oracleItems = (0..<feedItems).map { index in
+            let clip = media.clips[index % media.clips.count]
+            return SessionOracle.Item(duration: clip.duration, topBitRate: clip.gears.map(\.bitRate).max() ?? 1)
         }
-        print("session: \(swipes) swipes a policy (\(rounds) seeded traces), 8 clips × 6 s × 3 gears, 48 items, one shaped link, 40 ms to first byte")
-        var runs = 0
-        for rate in rates {
-            try await origin.setRate(rate * 1_000_000)
-            var reports: [FeedSession.Policy: [SessionReport]] = [:]
-            let named = (environment["SESSION_POLICIES"] ?? "").split(separator: ",").compactMap { FeedSession.Policy(rawValue: String($0)) }
-            let policies = named.isEmpty ? FeedSession.Policy.allCases : named
-            for (round, trace) in traces.enumerated() {
-                for shift in 0..<policies.count {
-                    let policy = policies[(shift + round + rates.firstIndex(of: rate)!) % policies.count]
-                    runs += 1
+        print("session: \(swipes) swipes a cell, 12 clips × 6 s × 3 gears (\(media.clips[0].gears.map { "\($0.bitRate / 1000)" }.joined(separator: "/")) kbit/s), "
+            + "48 items; each policy on its own shaped origin, all three at once; μ = \(fixed(Double(top) / 1e6)) Mbit/s")
+        var summary: [String] = []
+        var shares: [Double] = []
+        for (number, cell) in cells.enumerated() where chosen.isEmpty || chosen.contains(cell.name) {
+            let (traceName, trace) = traces[cell.trace]
+            let outcomes = try await run(cell, policies: policies, trace: trace, media: media, scratch: scratch.appendingPathComponent("cell-\(number)"), top: top)
+            let oracle = SessionOracle.score(trace: trace, items: oracleItems, link: cell.link, waitCharge: Double(top) / 1e6)
+            print("\n\(cell.name): \(cell.drop ? "8 Mbit/s dropping to 1.5 from 40 s to 70 s" : "\(fixed(cell.megabits, 0)) Mbit/s"), "
+                + "\(cell.latency) ms to first byte; \(traceName)")
+            print("| policy | ready % (fwd) | p50 start ms | p95 start ms | stall ms | stall % | MB fetched | unplayed % | kbit/s played | score/min |")
+            print("|---|---|---|---|---|---|---|---|---|---|")
+            for policy in policies {
+                guard let outcome = outcomes[policy] else { continue }
+                print(row(policy.rawValue, outcome))
+            }
+            let share = outcomes[.adaptive].map { $0.score.value / max(1e-9, oracle.value) }
+            print("| oracle | 100 | 0 | 0 | 0 | 0 | – | 0 | \(Int(oracle.playedMegabits / oracle.watchSeconds * 1000)) | \(fixed(oracle.perWatchedMinute, 1)) |")
+            if let share { shares.append(share) }
+            let verdict = verdict(cell, outcomes)
+            print("adaptive: \(share.map { fixed($0 * 100, 1) + " % of the oracle's score" } ?? "not run"); targets: \(verdict)")
+            summary.append("| \(cell.name) | " + policies.map { outcomes[$0].map { fixed($0.score.perWatchedMinute, 1) } ?? "–" }.joined(separator: " | ")
+                + " | \(fixed(oracle.perWatchedMinute, 1)) | \(share.map { fixed($0 * 100, 1) } ?? "–") | \(verdict) |")
+        }
+        print("\n| cell | " + policies.map { "\($0.rawValue) score/min" }.joined(separator: " | ") + " | oracle score/min | adaptive % of oracle | targets |")
+        print("|---|" + policies.map { _ in "---|" }.joined() + "---|---|---|")
+        for line in summary { print(line) }
+        if !shares.isEmpty {
+            let sorted = shares.sorted()
+            print("median cell: adaptive at \(fixed(sorted[(sorted.count - 1) / 2] * 100, 1)) % of the oracle (target ≥ 80 %)")
+        }
+    }
+
+    /// One cell: each policy on its own fresh origin and cache, all at once, the drop applied
+    /// to every origin on the same clock.
+    static func run(_ cell: Cell, policies: [FeedSession.Policy], trace: SwipeTrace, media: SessionMedia, scratch: URL,
+                    top: Int) async throws -> [FeedSession.Policy: Outcome] {
+        var origins: [FeedSession.Policy: ShapedOrigin] = [:]
+        for policy in policies {
+            origins[policy] = try await ShapedOrigin.start(root: media.directory, rate: Int(cell.megabits * 1e6), latencyMilliseconds: cell.latency)
+        }
+        defer { for origin in origins.values { origin.stop() } }
+        let shaped = origins
+        let link = cell.link
+        let changes = Task {
+            var last = Duration.zero
+            for step in link.steps.dropFirst() {
+                try await Task.sleep(for: step.start - last)
+                last = step.start
+                for origin in shaped.values { try await origin.setRate(Int(step.bitsPerSecond)) }
+            }
+        }
+        defer { changes.cancel() }
+        return try await withThrowingTaskGroup(of: (FeedSession.Policy, Outcome).self) { group in
+            for policy in policies {
+                let origin = shaped[policy]!
+                let items = try SessionItem.items(fromFeedJSON: try media.feedJSON(base: origin.base, items: 48))
+                group.addTask {
                     var configuration = FeedSession.Configuration()
                     configuration.policy = policy
-                    if let ahead = environment["SESSION_PLAY_AHEAD_MS"].flatMap(Int.init) {
-                        configuration.plan.playAhead = .milliseconds(max(0, ahead))
+                    let started = ContinuousClock.now
+                    let logs = ProcessInfo.processInfo.environment["SESSION_LOG"] == policy.rawValue
+                    if logs {
+                        // A trace of the policy's decisions on standard error, for a run of one cell.
+                        configuration.log = LogHandler { event in
+                            guard event.subsystem == "DouyinFeed.FeedSession" else { return }
+                            FileHandle.standardError.write(Data("\(started.duration(to: .now).wholeMilliseconds) \(event.message) \(event.metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))\n".utf8))
+                        }
                     }
-                    let session = try FeedSession(items: items, directory: scratch.appendingPathComponent("cache-\(runs)"), configuration: configuration)
-                    reports[policy, default: []].append(await SessionReplay.run(session, trace: trace))
+                    let session = try FeedSession(items: items, directory: scratch.appendingPathComponent(policy.rawValue), configuration: configuration)
+                    let report = await SessionReplay.run(session, trace: trace) { view in
+                        guard logs else { return }
+                        FileHandle.standardError.write(Data("\(started.duration(to: .now).wholeMilliseconds) \(view.line) watch_ms=\(view.watch.wholeMilliseconds) estimate=\(session.meter.estimate) latency=\(session.meter.latencyBound.map { "\($0.wholeMilliseconds)" } ?? "-")\n".utf8))
+                    }
+                    let sent = try await origin.stats().bodyBytes
+                    // Bytes the origin sent that no view played: its own count less what was played.
+                    let unplayed = sent - (report.originBytes - report.unplayedBytes)
+                    return (policy, Outcome(report: report, originBytes: sent,
+                                            score: SessionScore(report: report, topBitRate: top, unplayedBytes: unplayed)))
                 }
             }
-            print("\n\(rate) Mbit/s")
-            print("| policy | ready % (fwd) | p50 start ms | p95 start ms | stall % | MB fetched | MB played | unplayed % | dup bytes | kbit/s played | gear switches | playing kB/s |")
-            print("|---|---|---|---|---|---|---|---|---|---|---|---|")
-            for policy in policies {
-                print(row(policy, reports[policy] ?? []))
-            }
-            if let adaptive = throughput(reports[.adaptive] ?? []), let none = throughput(reports[.none] ?? []), none > 0 {
-                print("playing video throughput, adaptive / none: \(fixed(adaptive / none * 100, 1)) % (\(fixed(adaptive / 1000, 0)) vs \(fixed(none / 1000, 0)) kB/s)")
-            }
+            return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
         }
     }
 
-    /// The playing video's throughput over a policy's rounds, bytes per second; `nil` without a transfer.
-    static func throughput(_ reports: [SessionReport]) -> Double? {
-        let bytes = reports.reduce(Int64(0)) { $0 + $1.playingTransferBytes }
-        let time = reports.reduce(Duration.zero) { $0 + $1.playingTransferTime }
-        let seconds = time.inSeconds
-        return seconds > 0 ? Double(bytes) / seconds : nil
+    /// The issue's targets for the adaptive policy in `cell`: on a link of at least twice the
+    /// middle gear (2.4 Mbit/s), ready ≥ 95 %, stall ≤ 1 %, unplayed ≤ 10 %, at least the
+    /// fixed rule's bitrate; on every link a score above fixed and none.
+    static func verdict(_ cell: Cell, _ outcomes: [FeedSession.Policy: Outcome]) -> String {
+        guard let adaptive = outcomes[.adaptive] else { return "–" }
+        var missed: [String] = []
+        let others = [FeedSession.Policy.fixed, .none].compactMap { outcomes[$0] }
+        if others.contains(where: { $0.score.value >= adaptive.score.value }) { missed.append("score") }
+        if !cell.drop, cell.megabits >= 2.4 {
+            let report = adaptive.report
+            if report.forwardReadyShare < 0.95 { missed.append("ready") }
+            if report.stallTime.inSeconds > 0.01 * report.watchTime.inSeconds { missed.append("stall") }
+            if adaptive.score.unplayedMegabits * 1e6 / 8 > 0.10 * Double(adaptive.originBytes) { missed.append("unplayed") }
+            if let fixed = outcomes[.fixed], report.weightedBitRate < fixed.report.weightedBitRate { missed.append("bitrate") }
+        }
+        return missed.isEmpty ? "met" : "missed " + missed.joined(separator: ", ")
     }
 
-    /// One table row over a policy's rounds (percentiles over each round's swipes 2...N).
-    static func row(_ policy: FeedSession.Policy, _ reports: [SessionReport]) -> String {
-        let starts = reports.flatMap { $0.views.dropFirst().map(\.start) }.sorted()
-        func percentile(_ percent: Double) -> Int64 {
-            guard !starts.isEmpty else { return 0 }
-            let value = starts[max(0, Int((percent / 100 * Double(starts.count)).rounded(.up)) - 1)]
-            return value.wholeMilliseconds
-        }
-        let forward = reports.map(\.forwardReadyShare)
-        let ready = forward.isEmpty ? 0 : forward.reduce(0, +) / Double(forward.count) * 100
-        let stall = reports.reduce(Duration.zero) { $0 + $1.stallTime }
-        let watch = reports.reduce(Duration.zero) { $0 + $1.watchTime }
-        let fetched = reports.reduce(Int64(0)) { $0 + $1.originBytes }
-        let played = reports.reduce(Int64(0)) { $0 + $1.playedBytes }
-        let unplayed = reports.reduce(Int64(0)) { $0 + $1.unplayedBytes }
-        let duplicate = reports.reduce(Int64(0)) { $0 + $1.duplicateBytes }
-        let rates = reports.map(\.weightedBitRate)
-        let switches = reports.reduce(0) { $0 + $1.gearSwitches }
-        return "| \(policy.rawValue) | \(fixed(ready, 1)) | \(percentile(50)) | \(percentile(95)) | "
-            + "\(fixed(watch > .zero ? stall.inSeconds / watch.inSeconds * 100 : 0, 2)) | \(fixed(Double(fetched) / 1e6)) | "
-            + "\(fixed(Double(played) / 1e6)) | \(fixed(fetched > 0 ? Double(unplayed) / Double(fetched) * 100 : 0, 1)) | \(duplicate) | "
-            + "\(Int(rates.reduce(0, +) / Double(max(1, rates.count)) / 1000)) | \(switches) | \(throughput(reports).map { fixed($0 / 1000, 0) } ?? "–") |"
+    /// One table row.
+    static func row(_ name: String, _ outcome: Outcome) -> String {
+        let report = outcome.report
+        let watch = report.watchTime.inSeconds
+        let unplayed = outcome.originBytes > 0 ? outcome.score.unplayedMegabits * 1e6 / 8 / Double(outcome.originBytes) * 100 : 0
+        return "| \(name) | \(fixed(report.forwardReadyShare * 100, 1)) | \(report.startPercentile(50).wholeMilliseconds) | "
+            + "\(report.startPercentile(95).wholeMilliseconds) | \(report.stallTime.wholeMilliseconds) | "
+            + "\(fixed(watch > 0 ? report.stallTime.inSeconds / watch * 100 : 0, 2)) | \(fixed(Double(outcome.originBytes) / 1e6)) | "
+            + "\(fixed(unplayed, 1)) | \(Int(report.weightedBitRate / 1000)) | \(fixed(outcome.score.perWatchedMinute, 1)) |"
     }
 }

@@ -31,20 +31,23 @@ import Testing
         #expect(fetch?.range.upperBound == 182_768)
     }
 
-    /// On a slow link the target is 1.5 s, at 1.2 Mbit/s 225,000 bytes: below that ahead, the
-    /// playing item tops up to 1.5 s ahead (at least 0.25 s, 37,500 bytes) and preloads wait;
-    /// at it, they may run.
+    /// On a slow link the target is over a second: below it, the playing item tops up to the
+    /// target (at least 0.25 s, 37,500 bytes at 1.2 Mbit/s) and preloads wait; at it, they may run.
     @Test func preloadsWaitForThePlayingBuffer() {
+        let gear = Gear(url: URL(string: "http://o.test/0.mp4")!, bitRate: 1_200_000)
+        let target = gear.bytes(for: AdaptivePlan.bufferTarget(for: gear, estimate: Self.slow))
+        #expect(target > 150_000, "over a second of media")
         let low = Self.item(0, start: Self.faststart, held: [0..<300_000])
         let fetch = AdaptivePlan.playingFetch(low, readPosition: 160_000, estimate: Self.slow)
-        #expect(fetch?.range == 300_000..<385_000)
+        #expect(fetch?.range == 300_000..<(160_000 + target))
         #expect(fetch?.purpose == .playing)
         #expect(!AdaptivePlan.admitsPreload(low, readPosition: 160_000, estimate: Self.slow))
 
-        let nearlyFull = Self.item(0, start: Self.faststart, held: [0..<380_000])
-        #expect(AdaptivePlan.playingFetch(nearlyFull, readPosition: 160_000, estimate: Self.slow)?.range == 380_000..<417_500, "at least the refill")
+        let nearlyFull = Self.item(0, start: Self.faststart, held: [0..<(160_000 + target - 10)])
+        #expect(AdaptivePlan.playingFetch(nearlyFull, readPosition: 160_000, estimate: Self.slow)?.range
+            == (160_000 + target - 10)..<(160_000 + target - 10 + 37_500), "at least the refill")
 
-        let full = Self.item(0, start: Self.faststart, held: [0..<385_000])
+        let full = Self.item(0, start: Self.faststart, held: [0..<(160_000 + target)])
         #expect(AdaptivePlan.playingFetch(full, readPosition: 160_000, estimate: Self.slow) == nil)
         #expect(AdaptivePlan.admitsPreload(full, readPosition: 160_000, estimate: Self.slow))
 
@@ -58,10 +61,11 @@ import Testing
             Self.item(2, start: Self.moovAtEnd, held: [0..<150_040]),
             Self.item(3),
         ]
-        // After its start bytes, the nearest item gets its buffer target: 0.5 s (75,000 bytes) at 8 Mbit/s.
+        // After its start bytes, the nearest item gets its buffer target at 8 Mbit/s.
+        let target = window[0].gear.bytes(for: AdaptivePlan.bufferTarget(for: window[0].gear, estimate: 8_000_000))
         let lead = AdaptivePlan.preloadFetch(window: window, depth: .seconds(1), estimate: 8_000_000, playingBitRate: 2_400_000)
-        #expect(lead == AdaptivePlan.Fetch(index: 1, url: window[0].gear.url, range: 160_000..<235_000, purpose: .lead))
-        window[0].held.insert(160_000..<235_000)
+        #expect(lead == AdaptivePlan.Fetch(index: 1, url: window[0].gear.url, range: 160_000..<(160_000 + target), purpose: .lead))
+        window[0].held.insert(160_000..<(160_000 + target))
         let first = AdaptivePlan.preloadFetch(window: window, depth: .seconds(1), estimate: 8_000_000, playingBitRate: 2_400_000)
         #expect(first == AdaptivePlan.Fetch(index: 2, url: window[1].gear.url, range: 1_490_000..<1_500_000, purpose: .start))
 
@@ -69,12 +73,15 @@ import Testing
         done[1].held.insert(1_490_000..<1_500_000)
         done[2].start = Self.faststart
         done[2].held.insert(0..<160_000)
-        // Depth goes to the further items, up to their buffer target (0.5 s), nearest first.
+        // Depth goes to the further items, up to their buffer target, nearest first.
         let depth = AdaptivePlan.preloadFetch(window: done, depth: .seconds(1), estimate: 8_000_000, playingBitRate: 2_400_000)
-        #expect(depth == AdaptivePlan.Fetch(index: 2, url: window[1].gear.url, range: 150_040..<225_040, purpose: .depth))
+        #expect(depth == AdaptivePlan.Fetch(index: 2, url: window[1].gear.url, range: 150_040..<(150_040 + target), purpose: .depth))
 
-        // Not spare: 0.5 × 4 Mbit/s does not exceed a 2.4 Mbit/s playing gear.
-        #expect(AdaptivePlan.preloadFetch(window: done, depth: .seconds(1), estimate: 4_000_000, playingBitRate: 2_400_000) == nil)
+        // Not spare: 0.5 × 4 Mbit/s does not exceed a 2.4 Mbit/s playing gear (the nearest's
+        // lead held to its longer target on that link).
+        var slower = done
+        slower[0].held.insert(0..<400_000)
+        #expect(AdaptivePlan.preloadFetch(window: slower, depth: .seconds(1), estimate: 4_000_000, playingBitRate: 2_400_000) == nil)
         // No depth learned: nothing beyond start bytes.
         #expect(AdaptivePlan.preloadFetch(window: done, depth: .zero, estimate: 16_000_000, playingBitRate: 600_000) == nil)
     }
@@ -82,7 +89,8 @@ import Testing
     @Test func skipsMakeItShallowerLongViewsDeeper() {
         var skipper = SessionProfile()
         var watcher = SessionProfile()
-        let prior = (skipper.window, skipper.depth)
+        let fetch = Duration.milliseconds(600)
+        let prior = (skipper.window(fetchTime: fetch), skipper.depth)
         for _ in 0..<8 {
             skipper.viewed(.milliseconds(500))
             watcher.viewed(.seconds(12))
@@ -91,9 +99,9 @@ import Testing
         #expect(watcher.depth == .seconds(2))
         #expect(skipper.depth < prior.1 && watcher.depth > prior.1)
         // Fast swipes need more items ready; long views fewer.
-        #expect(skipper.window == 3)
-        #expect(watcher.window == 1)
-        #expect(prior.0 == 2)
+        #expect(skipper.window(fetchTime: fetch) == 4)
+        #expect(watcher.window(fetchTime: fetch) == 2)
+        #expect(prior.0 == 3)
     }
 
     @Test func learningIsDeterministic() {

@@ -8,43 +8,62 @@ import Foundation
 ///
 /// 1. The playing item first, always: its start bytes, then its buffer kept
 ///    ``bufferTarget(for:estimate:configuration:)`` ahead of the read position (topped up by at
-///    least ``Configuration/refill`` at a time). The target is sized from the link, not a
-///    constant: a margin over the time a refill takes (time to first byte plus the refill at a
-///    share of the estimate), never under ``Configuration/minAhead`` nor over
-///    ``Configuration/playAhead``. What is ahead at a swipe is never played, so a fast link
-///    holds little.
+///    least ``refillDuration(configuration:)`` at a time, up to ``Configuration/playingFetches``
+///    in flight). The target is sized from the link as measured, not a constant: the time a
+///    top-up takes — the measured time to first byte (its bound, spread included), one
+///    position report late, its bytes at a share of the estimate — never under
+///    ``Configuration/minAhead`` nor over ``Configuration/playAhead``. What is ahead at a
+///    swipe is never played, so it holds no more than that.
 /// 2. Nothing else while the playing item holds less than its target ahead (and is not held
 ///    to its end).
 /// 3. Then the start bytes of each item in the window, nearest first; the nearest's buffer
 ///    target of media beyond them right after its own (the read position starts at the end of
 ///    the start bytes, so without it the first top-up's round trip would stall the start).
 ///    Further items get their start bytes only: they get the rest once they are the nearest.
-///    An item whose layout is not known yet gets a probe of its first bytes.
-///    Each preload but the nearest item's start bytes waits until the playing item holds its
-///    ``preloadReserve(bytes:estimate:configuration:)`` on top of its target, so it ends before
-///    the next refill and the playing item keeps the link to itself.
+///    An item whose layout is not known yet gets a probe of its first bytes. These share
+///    the link with the playing item's top-ups, whose target is sized for that
+///    (``Configuration/linkShare``): they are played whenever the viewer goes on.
 /// 4. Then, only while bandwidth is spare (the estimate times ``Configuration/spareFraction``
 ///    above the playing gear's bitrate), the profile's depth of each window item, nearest
 ///    first, capped at the item's buffer target: a preload never holds more ahead than the
-///    item would hold while playing.
+///    item would hold while playing. Depth waits until the playing item holds its
+///    ``preloadReserve(bytes:estimate:configuration:)`` on top of its target, so it ends
+///    before the next top-up and the playing item keeps the link.
+///
+/// The gear (``chooseGear(from:estimate:meanWatch:configuration:)``) and the window (a
+/// ``SessionProfile``'s ``SessionProfile/window(fetchTime:)``) come from what the session
+/// measured: the estimate, the time to first byte (``Configuration/latency``, set by the
+/// session from its meter) and the viewer's own watch times.
 public enum AdaptivePlan {
     /// The rules' numbers.
     public struct Configuration: Sendable, Hashable {
         /// The most the playing item's buffer target may be, as media time at its gear: 1.5 s
         /// by default (reached on a slow link only).
         public var playAhead: Duration = .milliseconds(1500)
-        /// The least the playing item's buffer target may be: 0.5 s by default (five of the
-        /// player's 100 ms position reports, several refill round trips on loopback).
-        public var minAhead: Duration = .milliseconds(500)
-        /// The least media a top-up of the playing item fetches: 0.25 s by default.
+        /// The least the playing item's buffer target may be: 0.25 s by default.
+        public var minAhead: Duration = .milliseconds(250)
+        /// The least media a top-up of the playing item fetches: 0.25 s by default (more on a
+        /// link whose first byte takes longer: ``refillDuration(configuration:)``).
         public var refill: Duration = .milliseconds(250)
-        /// The time to first byte assumed for a request: 100 ms by default.
+        /// How late a decision may come: the player's position reports, 100 ms apart by default.
+        public var reportInterval: Duration = .milliseconds(100)
+        /// The time to a response's first byte the rules plan for: 100 ms by default. A
+        /// ``FeedSession`` replaces it before each decision with what its meter measured
+        /// (``BandwidthEstimator/latencyBound``), so the default only counts before then.
         public var latency: Duration = .milliseconds(100)
+        /// The share of the estimate the session's own load may take when a gear is chosen
+        /// (``chooseGear(from:estimate:meanWatch:configuration:)``): 0.75 by default. The
+        /// rest absorbs the estimate's error and the bursts of quick skips.
+        public var utilization: Double = 0.75
+        /// How many fetches of the playing item may be in flight at once: 2 by default, so a
+        /// top-up's wait for its first byte overlaps the transfer before it (on a link with a
+        /// slow first byte, one at a time would idle the link between them).
+        public var playingFetches = 2
+        /// How many preloads may be in flight at once: 2 by default, for the same reason.
+        public var preloadFetches = 2
         /// The share of the estimate a refill is assumed to get (a preload may run beside it):
         /// 0.5 by default.
         public var linkShare: Double = 0.5
-        /// How many refill times the buffer target covers: 1.5 by default.
-        public var margin: Double = 1.5
         /// Bytes probed before an item's layout is known, on top of 1 s of its media: 32,768.
         public var probeBytes: Int64 = 32 * 1024
         /// The share of the estimate the playing gear may use before depth is fetched: 0.5.
@@ -133,14 +152,54 @@ public enum AdaptivePlan {
         }
     }
 
+    /// The share of a link of `estimate` bits per second that playing `gear` takes for a viewer
+    /// whose views last `meanWatch` on average: its bitrate, plus what each view leaves ahead
+    /// unplayed at its swipe (about its buffer target), plus the link idle for each view's
+    /// first request (one ``Configuration/latency`` a view).
+    public static func load(of gear: Gear, estimate: Int64, meanWatch: Duration, configuration: Configuration = Configuration()) -> Double {
+        let rate = Double(max(1, estimate))
+        let pace = max(0.25, meanWatch.inSeconds)
+        let ahead = bufferTarget(for: gear, estimate: estimate, configuration: configuration).inSeconds
+        return Double(gear.bitRate) * (1 + ahead / pace) / rate + configuration.latency.inSeconds / pace
+    }
+
+    /// The highest of `gears` whose ``load(of:estimate:meanWatch:configuration:)`` fits within
+    /// ``Configuration/utilization``; the lowest when none fits; `nil` for no gears. The
+    /// same link gives a viewer who swipes fast a lower gear than one who watches long, and a
+    /// slow first byte costs a gear where it would make every start late.
+    public static func chooseGear(from gears: [Gear], estimate: Int64, meanWatch: Duration, configuration: Configuration = Configuration()) -> Gear? {
+        let sorted = gears.sorted { $0.bitRate < $1.bitRate }
+        let limit = min(1, max(0, configuration.utilization))
+        return sorted.last { load(of: $0, estimate: estimate, meanWatch: meanWatch, configuration: configuration) <= limit } ?? sorted.first
+    }
+
+    /// How long an item's start bytes at `gear` take to arrive while the playing gear of
+    /// `playingBitRate` bits per second plays: one ``Configuration/latency`` plus its probe
+    /// (``Configuration/probeBytes`` and 1 s of media) at what the estimate leaves beside the
+    /// playing gear (at least a tenth of it). The session's window is sized from it.
+    public static func startFetchTime(for gear: Gear, estimate: Int64, playingBitRate: Int, configuration: Configuration = Configuration()) -> Duration {
+        let rate = Double(max(1, estimate))
+        let spare = max(rate / 10, rate - Double(max(0, playingBitRate)))
+        let bytes = configuration.probeBytes + gear.bytes(for: .seconds(1))
+        return configuration.latency + .clampedSeconds(Double(bytes) * 8 / spare)
+    }
+
+    /// The media a top-up fetches: ``Configuration/refill``, or the time to first byte when
+    /// that is longer — with two in flight, each must carry at least the other's wait for
+    /// its first byte, or the link idles between them.
+    public static func refillDuration(configuration: Configuration = Configuration()) -> Duration {
+        max(configuration.refill, configuration.latency)
+    }
+
     /// The playing item's buffer target at `gear` on a link estimated at `estimate` bits per
-    /// second: ``Configuration/margin`` times (``Configuration/latency`` plus the time a
-    /// ``Configuration/refill`` takes at ``Configuration/linkShare`` of the estimate), within
-    /// ``Configuration/minAhead``...``Configuration/playAhead``.
+    /// second: the time a top-up takes — ``Configuration/latency`` (the measured bound),
+    /// ``Configuration/reportInterval`` (a decision one report late) and
+    /// ``refillDuration(configuration:)``'s bytes at ``Configuration/linkShare`` of the
+    /// estimate — within ``Configuration/minAhead``...``Configuration/playAhead``.
     public static func bufferTarget(for gear: Gear, estimate: Int64, configuration: Configuration = Configuration()) -> Duration {
         let rate = max(1, Double(max(0, estimate)) * min(1, max(0.01, configuration.linkShare)))
-        let refillSeconds = Double(gear.bytes(for: configuration.refill)) * 8 / rate
-        let needed = Duration.clampedSeconds(max(0, configuration.margin) * (configuration.latency.inSeconds + refillSeconds))
+        let refillSeconds = Double(gear.bytes(for: refillDuration(configuration: configuration))) * 8 / rate
+        let needed = Duration.clampedSeconds(configuration.latency.inSeconds + configuration.reportInterval.inSeconds + refillSeconds)
         let ceiling = max(configuration.minAhead, configuration.playAhead)
         return min(ceiling, max(configuration.minAhead, needed))
     }
@@ -156,7 +215,7 @@ public enum AdaptivePlan {
         let ahead = item.gear.bytes(for: bufferTarget(for: item.gear, estimate: estimate, configuration: configuration) + reserve)
         let heldEnd = item.held.heldRunEnd(from: readPosition) ?? readPosition
         guard heldEnd < length, heldEnd - readPosition < ahead else { return nil }
-        let target = min(length, max(readPosition + ahead, heldEnd + item.gear.bytes(for: configuration.refill)))
+        let target = min(length, max(readPosition + ahead, heldEnd + item.gear.bytes(for: refillDuration(configuration: configuration))))
         return item.held.missing(in: heldEnd..<target).first.map { Fetch(index: item.index, url: item.gear.url, range: $0, purpose: .playing) }
     }
 
@@ -178,11 +237,13 @@ public enum AdaptivePlan {
         configuration.latency + .clampedSeconds(Double(max(0, bytes)) * 8 / Double(max(1, estimate)))
     }
 
-    /// The reserve `fetch` needs before it may start (``preloadReserve(bytes:estimate:configuration:)``),
-    /// except for the start bytes (or probe) of `nearest`, the window's nearest item: readiness
-    /// first, so those start at the bare buffer target and may share the link with a refill.
-    public static func reserve(for fetch: Fetch, nearest: Int?, estimate: Int64, configuration: Configuration = Configuration()) -> Duration {
-        if fetch.index == nearest, fetch.purpose == .start || fetch.purpose == .probe { return .zero }
+    /// The reserve `fetch` needs before it may start: ``preloadReserve(bytes:estimate:configuration:)``
+    /// for depth, nothing for a window item's start bytes, probe or lead. Those are played
+    /// whenever the viewer goes on, while what the playing item holds beyond its target is lost
+    /// at the swipe; they share the link with its top-ups, which the buffer target already
+    /// sizes at ``Configuration/linkShare`` of the estimate.
+    public static func reserve(for fetch: Fetch, estimate: Int64, configuration: Configuration = Configuration()) -> Duration {
+        guard fetch.purpose == .depth else { return .zero }
         return preloadReserve(bytes: Int64(fetch.range.count), estimate: estimate, configuration: configuration)
     }
 

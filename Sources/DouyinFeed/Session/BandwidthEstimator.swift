@@ -12,8 +12,18 @@ import Foundation
 ///   chunk that arrives (its own bytes came before that instant, so they are not counted) —
 ///   the time before a first byte is latency, not bandwidth (40 ms of it would halve a small
 ///   transfer's rate);
-/// - it closes when the last open transfer ends, or once it spans ``Configuration/sampleSpan``
-///   (the next one opens at that instant), so a long read gives many samples.
+/// - it closes when any transfer ends — another one still open may be waiting for its first
+///   byte, and that wait is not bandwidth either (the next chunk opens a new sample) — or once
+///   it spans ``Configuration/sampleSpan`` (the next one opens at that instant), so a long
+///   read gives many samples.
+///
+/// A median forgets a drop only once half its window is new, so the estimate is the lower of
+/// the median and a fast mean of the latest samples (``Configuration/recentWeight``): a link
+/// that falls is believed within a sample or two, one that recovers once the median sees it.
+///
+/// Each response's time to its head (``responseTimed(_:)``) is learned apart from the
+/// bandwidth, as TCP learns a round trip (RFC 6298): a smoothed mean and a mean deviation,
+/// whose ``latencyBound`` is what a request's first byte can be expected to take at worst.
 public struct BandwidthEstimator: Sendable, Hashable {
     /// The meter's numbers.
     public struct Configuration: Sendable, Hashable {
@@ -30,6 +40,11 @@ public struct BandwidthEstimator: Sendable, Hashable {
         public var maxWeight: Double = 2000
         /// The percentile answered: 0.5 (the weighted median) by default.
         public var percentile: Double = 0.5
+        /// How much the latest sample counts in the fast mean that caps the percentile (0...1):
+        /// 0.5 by default. 0 turns the cap off.
+        public var recentWeight: Double = 0.5
+        /// The time to a response's head assumed before one is measured: 100 ms by default.
+        public var initialLatency: Duration = .milliseconds(100)
 
         /// The defaults.
         public init() {}
@@ -38,7 +53,8 @@ public struct BandwidthEstimator: Sendable, Hashable {
     /// The numbers in use.
     public let configuration: Configuration
     private var window: SlidingPercentile
-    private var openTransfers = 0
+    /// Transfers started and not yet ended.
+    public private(set) var openTransfers = 0
     private var sampleStart: Duration?
     private var sampleBytes: Int64 = 0
     /// The time covered by closed samples.
@@ -47,6 +63,14 @@ public struct BandwidthEstimator: Sendable, Hashable {
     public private(set) var measuredBytes: Int64 = 0
     /// The samples closed so far.
     public private(set) var sampleCount = 0
+    /// The fast mean of the latest samples, bits per second; `nil` before the first.
+    public private(set) var recentRate: Double?
+    /// The smoothed time to a response's head; `nil` before one was measured.
+    public private(set) var smoothedLatency: Duration?
+    /// The mean deviation of the time to a response's head; zero before one was measured.
+    public private(set) var latencyDeviation: Duration = .zero
+    /// Responses whose time to head was learned.
+    public private(set) var latencyCount = 0
 
     /// A meter that has seen nothing.
     public init(configuration: Configuration = Configuration()) {
@@ -62,9 +86,38 @@ public struct BandwidthEstimator: Sendable, Hashable {
 
     /// The estimate in bits per second: the samples' percentile once ``isTrusted``, else
     /// ``Configuration/initialEstimate``.
+    /// The estimate in bits per second: the samples' percentile, capped by the fast mean of
+    /// the latest ones, once ``isTrusted``; else ``Configuration/initialEstimate``.
     public var estimate: Int64 {
-        guard isTrusted, let value = window.percentile(configuration.percentile) else { return configuration.initialEstimate }
+        guard isTrusted, var value = window.percentile(configuration.percentile) else { return configuration.initialEstimate }
+        if configuration.recentWeight > 0, let recentRate { value = min(value, recentRate) }
         return Int64(min(Double(Int64.max / 2), max(1, value)))
+    }
+
+    /// The time to a response's head: the smoothed mean once one was measured, else
+    /// ``Configuration/initialLatency``.
+    public var latency: Duration { smoothedLatency ?? configuration.initialLatency }
+
+    /// The time to a response's head to plan for at worst: ``latency`` plus four mean
+    /// deviations (RFC 6298's retransmission bound), ``Configuration/initialLatency`` before
+    /// any was measured.
+    public var latencyBound: Duration {
+        guard let smoothedLatency else { return configuration.initialLatency }
+        return smoothedLatency + latencyDeviation * 4
+    }
+
+    /// A response's head came `elapsed` after its request went out.
+    public mutating func responseTimed(_ elapsed: Duration) {
+        let sample = max(.zero, elapsed)
+        latencyCount += 1
+        guard let smoothed = smoothedLatency else {
+            smoothedLatency = sample
+            latencyDeviation = sample / 2
+            return
+        }
+        let error = sample > smoothed ? sample - smoothed : smoothed - sample
+        latencyDeviation = latencyDeviation * 0.75 + error * 0.25
+        smoothedLatency = smoothed * 0.875 + sample * 0.125
     }
 
     /// A transfer opened at `time` (its request went out).
@@ -87,14 +140,17 @@ public struct BandwidthEstimator: Sendable, Hashable {
     /// A transfer ended at `time` (finished, failed or cancelled).
     public mutating func transferEnded(at time: Duration) {
         openTransfers = max(0, openTransfers - 1)
-        if openTransfers == 0 { closeSample(at: time, reopen: false) }
+        closeSample(at: time, reopen: false)
     }
 
     private mutating func closeSample(at time: Duration, reopen: Bool) {
         guard let start = sampleStart else { return }
         let elapsed = time - start
         if elapsed > .zero, sampleBytes > 0 {
-            window.add(Double(sampleBytes) * 8 / elapsed.inSeconds, weight: Double(sampleBytes).squareRoot())
+            let rate = Double(sampleBytes) * 8 / elapsed.inSeconds
+            window.add(rate, weight: Double(sampleBytes).squareRoot())
+            let weight = min(1, max(0, configuration.recentWeight))
+            recentRate = recentRate.map { $0 * (1 - weight) + rate * weight } ?? rate
             measuredTime += elapsed
             measuredBytes += sampleBytes
             sampleCount += 1

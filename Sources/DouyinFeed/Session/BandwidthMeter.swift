@@ -20,10 +20,12 @@ public final class BandwidthMeter: Sendable {
         self.init(configuration: configuration, clock: ContinuousClock())
     }
 
-    /// A transfer opened now.
-    public func transferStarted() {
+    /// A transfer opened now; returns when, on the meter's clock (for ``responseArrived(sentAt:)``).
+    @discardableResult
+    public func transferStarted() -> Duration {
         let time = now()
         state.withLock { $0.transferStarted(at: time) }
+        return time
     }
 
     /// `count` body bytes arrived now.
@@ -37,6 +39,17 @@ public final class BandwidthMeter: Sendable {
         let time = now()
         state.withLock { $0.transferEnded(at: time) }
     }
+
+    /// The head of a response whose request went out at `sentAt` (what ``transferStarted()``
+    /// returned) arrived now.
+    public func responseArrived(sentAt: Duration) {
+        let elapsed = now() - sentAt
+        state.withLock { $0.responseTimed(elapsed) }
+    }
+
+    /// The time to a response's head to plan for at worst (``BandwidthEstimator/latencyBound``);
+    /// `nil` before a head arrived.
+    public var latencyBound: Duration? { state.withLock { $0.latencyCount > 0 ? $0.latencyBound : nil } }
 
     /// The estimate in bits per second (the warm start until enough is measured).
     public var estimate: Int64 { state.withLock { $0.estimate } }

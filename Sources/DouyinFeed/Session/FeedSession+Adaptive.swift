@@ -7,23 +7,41 @@ import Foundation
 /// player reports its position, or the playing item's cached bytes change (the cache's change
 /// stream: bytes the app's own player stores count as soon as they land). No timer of its own.
 extension FeedSession {
-    /// The items ahead of `index` in the learned window.
-    func window(after index: Int, profile: SessionProfile) -> [Int] {
-        let last = min(items.count - 1, index + profile.window)
+    /// The items ahead of `index` in the learned window: as many as ``SessionProfile/window(fetchTime:)``
+    /// says for the time one item's start bytes take on the link as measured beside the gear
+    /// item `index` plays (``AdaptivePlan/startFetchTime(for:estimate:playingBitRate:configuration:)``).
+    func window(after index: Int, state: State, estimate: Int64, plan: AdaptivePlan.Configuration) -> [Int] {
+        guard let gear = state.known[index]?.gear ?? items[index].playGear() else { return [] }
+        let fetchTime = AdaptivePlan.startFetchTime(for: gear, estimate: estimate, playingBitRate: gear.bitRate, configuration: plan)
+        let last = min(items.count - 1, index + state.profile.window(fetchTime: fetchTime))
         return last > index ? Array((index + 1)...last) : []
+    }
+
+    /// The plan's numbers with the time to first byte the meter measured (the configured one
+    /// until a head has arrived).
+    func measuredPlan() -> AdaptivePlan.Configuration {
+        var plan = configuration.plan
+        if let latency = meter.latencyBound { plan.latency = latency }
+        return plan
+    }
+
+    /// The gear for item `index` on the link and the viewer's pace as measured now
+    /// (``AdaptivePlan/chooseGear(from:estimate:meanWatch:configuration:)``), else `play_addr`'s.
+    func chooseGear(_ index: Int, estimate: Int64, meanWatch: Duration, plan: AdaptivePlan.Configuration) -> Gear? {
+        AdaptivePlan.chooseGear(from: items[index].gears, estimate: estimate, meanWatch: meanWatch, configuration: plan) ?? items[index].playGear()
     }
 
     func showAdaptive(_ index: Int, at time: Duration) {
         let estimate = meter.estimate
-        let safety = configuration.gearSafety
-        let decided = state.withLock { $0.known[index] }
+        let plan = measuredPlan()
+        let (decided, meanWatch) = state.withLock { ($0.known[index], $0.profile.meanWatch) }
         var switched: Gear?
         if let decided, items[index].gears.count > 1 {
             // The gear chosen at preload time is kept unless it would stall now.
             let held = videoCache.cachedRanges(for: decided.gear.url).heldRunEnd(from: 0) ?? 0
             let remaining = items[index].duration ?? .seconds(10)
-            if Gear.wouldStall(decided.gear, heldAhead: held, remaining: remaining, estimate: estimate, safety: safety),
-               let lower = Gear.choose(from: items[index].gears, estimate: estimate, safety: safety), lower.bitRate < decided.gear.bitRate {
+            if Gear.wouldStall(decided.gear, heldAhead: held, remaining: remaining, estimate: estimate, safety: plan.utilization),
+               let lower = chooseGear(index, estimate: estimate, meanWatch: meanWatch, plan: plan), lower.bitRate < decided.gear.bitRate {
                 switched = lower
             }
         }
@@ -36,20 +54,16 @@ extension FeedSession {
             if let switched {
                 state.known[index] = Known(gear: switched)
                 state.gearSwitches += 1
-            } else if state.known[index] == nil, let gear = Gear.choose(from: items[index].gears, estimate: estimate, safety: safety)
-                        ?? items[index].playGear() {
+            } else if state.known[index] == nil, let gear = chooseGear(index, estimate: estimate, meanWatch: meanWatch, plan: plan) {
                 state.known[index] = Known(gear: gear)
             }
-            var stops: [Lane] = []
-            if let lane = state.playing {
-                stops.append(lane)
-                state.playing = nil
-            }
+            var stops = state.playing
+            state.playing = []
             // A preload of the item now shown or still in the window goes on; others stop.
-            if let lane = state.preload, lane.fetch.index != index, !window(after: index, profile: state.profile).contains(lane.fetch.index) {
-                stops.append(lane)
-                state.preload = nil
-            }
+            let ahead = window(after: index, state: state, estimate: estimate, plan: plan)
+            let keeps = { (lane: Lane) in lane.fetch.index == index || ahead.contains(lane.fetch.index) }
+            stops += state.preloads.filter { !keeps($0) }
+            state.preloads.removeAll { !keeps($0) }
             return stops
         }
         for lane in stops { Self.stop(lane) }
@@ -81,61 +95,80 @@ extension FeedSession {
         replaced?.cancel()
     }
 
-    /// Re-plans and starts what the rules ask for, if its lane is free.
+    /// Re-plans and starts what the rules ask for while a lane is free (each start is
+    /// planned past the fetches already on their way).
     func kick() {
+        for _ in 0..<(configuration.plan.playingFetches + configuration.plan.preloadFetches) {
+            guard startNext() else { return }
+        }
+    }
+
+    /// Plans once and starts the fetch the rules ask for first, if its lane has room; whether
+    /// one was started.
+    private func startNext() -> Bool {
         let estimate = meter.estimate
-        let safety = configuration.gearSafety
+        let plan = measuredPlan()
         // Gears for window items not decided yet, chosen now: the preload's gear is the one played.
-        let snapshot = state.withLock { state -> (Int, Int, Int64?, [Int: Known], SessionProfile, Bool, Bool)? in
+        let snapshot = state.withLock { state -> (Int, Int, Int64?, [Int: Known], SessionProfile, [Int], playing: Int, preloads: Int, [AdaptivePlan.Fetch])? in
             guard !state.closed, let current = state.current else { return nil }
-            for index in window(after: current, profile: state.profile) where state.known[index] == nil {
-                if let gear = Gear.choose(from: items[index].gears, estimate: estimate, safety: safety) ?? items[index].playGear() {
+            let ahead = window(after: current, state: state, estimate: estimate, plan: plan)
+            for index in ahead where state.known[index] == nil {
+                if let gear = chooseGear(index, estimate: estimate, meanWatch: state.profile.meanWatch, plan: plan) {
                     state.known[index] = Known(gear: gear)
                 }
             }
             // An item whose fetch failed in this generation is left out until the next swipe:
             // re-planned at once, it would be asked again in a tight loop.
             let usable = state.known.filter { state.failedIn[$0.key] != state.generation }
-            return (current, state.generation, state.readPosition, usable, state.profile, state.playing != nil, state.preload != nil)
+            return (current, state.generation, state.readPosition, usable, state.profile, ahead, state.playing.count, state.preloads.count,
+                    (state.playing + state.preloads).map(\.fetch))
         }
-        guard let snapshot else { return }
-        let (current, generation, readPosition, known, profile, playingBusy, preloadBusy) = snapshot
-        guard let playing = planItem(current, known) else { return }
+        guard let snapshot else { return false }
+        let (current, generation, readPosition, known, profile, ahead, playingCount, preloadCount, inFlight) = snapshot
+        // Planned past what is on its way: with two in flight, the second's wait for its first
+        // byte overlaps the first's transfer. Admission looks at the bytes really held.
+        guard let playing = planItem(current, known), let planned = planItem(current, known, inFlight: inFlight) else { return false }
         var next: (AdaptivePlan.Fetch, isPlaying: Bool)?
         // The preload that would come next, and what it costs the playing item: held ahead first.
-        let candidates = window(after: current, profile: profile).compactMap { planItem($0, known) }
-        let pending = preloadBusy ? nil : AdaptivePlan.preloadFetch(window: candidates, depth: profile.depth, estimate: estimate,
-                                                                    playingBitRate: playing.gear.bitRate, configuration: configuration.plan)
+        let candidates = ahead.compactMap { planItem($0, known, inFlight: inFlight) }
+        let pending = preloadCount >= max(1, plan.preloadFetches) ? nil
+            : AdaptivePlan.preloadFetch(window: candidates, depth: profile.depth, estimate: estimate, playingBitRate: playing.gear.bitRate,
+                                        configuration: plan)
         let reserve = pending.map {
-            AdaptivePlan.reserve(for: $0, nearest: candidates.first?.index, estimate: estimate, configuration: configuration.plan)
+            AdaptivePlan.reserve(for: $0, estimate: estimate, configuration: plan)
         } ?? .zero
-        if !playingBusy, let fetch = AdaptivePlan.playingFetch(playing, readPosition: readPosition, estimate: estimate, reserve: reserve,
-                                                               configuration: configuration.plan) {
-            next = (fetch, true)
-        } else if !playingBusy, let pending,
-                  AdaptivePlan.admitsPreload(playing, readPosition: readPosition, estimate: estimate, reserve: reserve, configuration: configuration.plan) {
+        if let needed = AdaptivePlan.playingFetch(planned, readPosition: readPosition, estimate: estimate, reserve: reserve, configuration: plan) {
+            if playingCount < max(1, plan.playingFetches) { next = (needed, true) }
+        } else if let pending,
+                  AdaptivePlan.admitsPreload(playing, readPosition: readPosition, estimate: estimate, reserve: reserve, configuration: plan) {
             next = (pending, false)
         }
-        guard let next else { return }
+        guard let next else { return false }
         let (fetch, isPlaying) = next
-        state.withLock { state in
-            guard !state.closed, state.generation == generation, (isPlaying ? state.playing : state.preload) == nil else { return }
+        return state.withLock { state in
+            // Started only if nothing changed since the plan: a swipe, a close, another start.
+            guard !state.closed, state.generation == generation, state.playing.count == playingCount,
+                  state.preloads.count == preloadCount else { return false }
             state.nextID += 1
             let id = state.nextID
             let reader = videoCache.reader(for: fetch.url)
             let task = Task { [self] in await run(fetch, id: id, lane: isPlaying ? "playing" : "preload", reader: reader, generation: generation) }
             let lane = Lane(id: id, fetch: fetch, task: task, reader: reader)
-            if isPlaying { state.playing = lane } else { state.preload = lane }
+            if isPlaying { state.playing.append(lane) } else { state.preloads.append(lane) }
+            return true
         }
     }
 
-    private func planItem(_ index: Int, _ known: [Int: Known]) -> AdaptivePlan.Item? {
+    /// What the rules know of item `index`: its gear, length, start bytes and the bytes held,
+    /// with those of `inFlight` fetches of its gear counted as held.
+    private func planItem(_ index: Int, _ known: [Int: Known], inFlight: [AdaptivePlan.Fetch] = []) -> AdaptivePlan.Item? {
         guard let entry = known[index] else { return nil }
         // A length the cache learnt before this session (a warm cache) counts too: without it
         // the playing item of a warm cache would never be topped up.
         let length = entry.length ?? videoCache.contentInfo(for: entry.gear.url)?.length
-        return AdaptivePlan.Item(index: index, gear: entry.gear, length: length, start: entry.start,
-                                 held: videoCache.cachedRanges(for: entry.gear.url))
+        var held = videoCache.cachedRanges(for: entry.gear.url)
+        for fetch in inFlight where fetch.url == entry.gear.url { held.insert(fetch.range) }
+        return AdaptivePlan.Item(index: index, gear: entry.gear, length: length, start: entry.start, held: held)
     }
 
     /// One fetch; afterwards learns the file's length and layout (or that it failed), frees its
@@ -153,6 +186,7 @@ extension FeedSession {
             failed = !Task.isCancelled
             if failed { log(.notice, "fetch failed", ["index": String(fetch.index), "url": fetch.url.absoluteString, "error": "\(error)"]) }
         }
+        if !failed { log(.debug, "fetch ended", ["index": String(fetch.index), "purpose": "\(fetch.purpose)", "lane": lane]) }
         let length = reader.knownContentInfo?.length
         var start: StartBytes?
         let needsStart = state.withLock { $0.known[fetch.index]?.start == nil }
@@ -161,8 +195,8 @@ extension FeedSession {
         }
         reader.close()
         state.withLock { state in
-            if state.playing?.id == id { state.playing = nil }
-            if state.preload?.id == id { state.preload = nil }
+            state.playing.removeAll { $0.id == id }
+            state.preloads.removeAll { $0.id == id }
             if failed {
                 state.failedFetches += 1
                 state.failedIn[fetch.index] = generation

@@ -32,8 +32,6 @@ public final class FeedSession: Sendable {
     public struct Configuration: Sendable {
         /// The policy: ``Policy/adaptive`` by default.
         public var policy: Policy = .adaptive
-        /// The share of the bandwidth estimate a gear's bitrate may take: 0.5 by default.
-        public var gearSafety: Double = 0.5
         /// The adaptive rules' numbers.
         public var plan = AdaptivePlan.Configuration()
         /// The learning's numbers.
@@ -111,8 +109,10 @@ public final class FeedSession: Sendable {
         var readPosition: Int64?
         var known: [Int: Known] = [:]
         var profile: SessionProfile
-        var playing: Lane?
-        var preload: Lane?
+        /// The playing item's fetches in flight, oldest first (at most the plan's `playingFetches`).
+        var playing: [Lane] = []
+        /// The preloads in flight, oldest first (at most the plan's `preloadFetches`).
+        var preloads: [Lane] = []
         var nextID = 0
         var gearSwitches = 0
         var changeReplans = 0
@@ -172,8 +172,9 @@ public final class FeedSession: Sendable {
     public func gear(for index: Int) -> Gear? {
         guard items.indices.contains(index) else { return nil }
         guard configuration.policy == .adaptive else { return items[index].playGear() }
-        return state.withLock { $0.known[index]?.gear } ?? Gear.choose(from: items[index].gears, estimate: meter.estimate,
-                                                                      safety: configuration.gearSafety) ?? items[index].playGear()
+        if let known = state.withLock({ $0.known[index]?.gear }) { return known }
+        let (estimate, plan, meanWatch) = (meter.estimate, measuredPlan(), state.withLock { $0.profile.meanWatch })
+        return chooseGear(index, estimate: estimate, meanWatch: meanWatch, plan: plan)
     }
 
     /// Item `index` is now on screen (a swipe): the previous view is learned from, the gear is
@@ -216,11 +217,11 @@ public final class FeedSession: Sendable {
         let (lanes, watcher) = state.withLock { state -> ([Lane], Task<Void, Never>?) in
             state.closed = true
             defer {
-                state.playing = nil
-                state.preload = nil
+                state.playing = []
+                state.preloads = []
                 state.watcher = nil
             }
-            return ([state.playing, state.preload].compactMap { $0 }, state.watcher)
+            return (state.playing + state.preloads, state.watcher)
         }
         watcher?.cancel()
         for lane in lanes { Self.stop(lane) }

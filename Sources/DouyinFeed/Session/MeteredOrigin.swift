@@ -72,7 +72,7 @@ public final class MeteredOrigin: VideoOrigin {
 
     /// Forwards the request; the body is passed through as it arrives, counted on the way.
     public func fetch(_ request: OriginRequest) async throws -> OriginResponse {
-        meter.transferStarted()
+        let sent = meter.transferStarted()
         let transfer = ledgerBox.withLock { ledger -> Int in
             ledger.requests += 1
             ledger.transfers.append(Transfer(url: request.url, sent: .now))
@@ -81,6 +81,7 @@ public final class MeteredOrigin: VideoOrigin {
         let response: OriginResponse
         do {
             response = try await base.fetch(request)
+            meter.responseArrived(sentAt: sent)
         } catch {
             meter.transferEnded()
             throw error

@@ -5,9 +5,11 @@ import Foundation
 /// deterministic (the same views give the same numbers), explained in the DocC article
 /// "Adaptive preloading".
 ///
-/// - The mean watch time (an exponentially weighted mean) says how fast the viewer swipes:
-///   the window holds the items reached within ``Configuration/lookahead`` at that pace.
-/// - The skip share (views shorter than ``Configuration/skipTime``, weighted the same way) and
+/// - The recent watch times say how often the viewer passes an item faster than the link
+///   can fetch the start of another: the window (``window(fetchTime:)``) holds enough items
+///   that a run of such quick views outlasting it is rarer than ``Configuration/tolerance``.
+/// - The skip share (views shorter than ``Configuration/skipTime``, an exponentially weighted
+///   share, as is the mean watch time) and
 ///   the mean watch time say how far into a video the viewer gets: the depth — seconds of
 ///   media preloaded beyond the start bytes — is the mean watch time less the first second,
 ///   scaled by the share of views that are not skips, at most ``Configuration/maxDepth``.
@@ -23,10 +25,12 @@ public struct SessionProfile: Sendable, Hashable {
         public var learningRate: Double = 0.25
         /// A view shorter than this is a skip: 1 s by default.
         public var skipTime: Duration = .seconds(1)
-        /// How far ahead in time the window reaches: 6 s by default.
-        public var lookahead: Duration = .seconds(6)
-        /// The window's bounds in items ahead: 1...3 by default.
-        public var windowRange: ClosedRange<Int> = 1...3
+        /// How rare a run of quick views that empties the window may be: 0.02 by default.
+        public var tolerance: Double = 0.02
+        /// How many recent views the window's odds are learned from: 32 by default.
+        public var memory = 32
+        /// The window's bounds in items ahead: 1...4 by default.
+        public var windowRange: ClosedRange<Int> = 1...4
         /// The most seconds preloaded beyond the start bytes: 2 s by default.
         public var maxDepth: Duration = .seconds(2)
 
@@ -42,6 +46,8 @@ public struct SessionProfile: Sendable, Hashable {
     public private(set) var skipShare: Double
     /// Views learned from.
     public private(set) var views = 0
+    /// The latest watch times, oldest first, at most ``Configuration/memory`` of them.
+    public private(set) var recentWatches: [Duration] = []
 
     /// A profile that has seen no view.
     public init(configuration: Configuration = Configuration()) {
@@ -57,14 +63,32 @@ public struct SessionProfile: Sendable, Hashable {
         meanWatch = .clampedSeconds(meanWatch.inSeconds * (1 - rate) + watch.inSeconds * rate)
         skipShare = skipShare * (1 - rate) + (watch < configuration.skipTime ? rate : 0)
         views += 1
+        recentWatches.append(watch)
+        if recentWatches.count > max(1, configuration.memory) { recentWatches.removeFirst(recentWatches.count - max(1, configuration.memory)) }
     }
 
-    /// Items ahead worth their start bytes: those reached within the lookahead at the mean
-    /// pace, within ``Configuration/windowRange``.
-    public var window: Int {
-        let pace = max(0.25, meanWatch.inSeconds)
-        let items = Int((configuration.lookahead.inSeconds / pace).rounded(.up))
-        return min(configuration.windowRange.upperBound, max(configuration.windowRange.lowerBound, items))
+    /// The odds that the viewer's next view is shorter than `time`: the recent views' share,
+    /// blended with two views' worth of the prior (``Configuration/priorSkipShare`` of views
+    /// spread evenly under ``Configuration/skipTime``), so a few views do not make it 0 or 1.
+    public func shareShorter(than time: Duration) -> Double {
+        let skip = max(.milliseconds(1), configuration.skipTime)
+        let prior = min(1, max(0, configuration.priorSkipShare)) * min(1, time.inSeconds / skip.inSeconds)
+        let shorter = Double(recentWatches.filter { $0 < time }.count)
+        return (shorter + 2 * prior) / (Double(recentWatches.count) + 2)
+    }
+
+    /// Items ahead worth their start bytes when fetching one takes `fetchTime`: the fewest
+    /// within ``Configuration/windowRange`` such that that many views in a row, each shorter
+    /// than `fetchTime` (each passing an item before the link could add one), are rarer than
+    /// ``Configuration/tolerance``.
+    public func window(fetchTime: Duration) -> Int {
+        let range = configuration.windowRange
+        let odds = shareShorter(than: fetchTime)
+        let tolerance = min(0.999, max(1e-6, configuration.tolerance))
+        guard odds > tolerance else { return range.lowerBound }
+        guard odds < 1 else { return range.upperBound }
+        let items = Int((log(tolerance) / log(odds)).rounded(.up))
+        return min(range.upperBound, max(range.lowerBound, items))
     }
 
     /// Seconds of media worth preloading beyond an item's start bytes.

@@ -33,16 +33,17 @@ public struct SwipeTrace: Codable, Sendable, Hashable {
 
     /// A trace shaped like published short-video retention, the same for the same seed: about
     /// 35 % skips (0.2–1 s), 45 % a body of views of 1.5–6 s, 20 % full views (the item's
-    /// `length`), and about 6 % backward swipes (to the item before). Items go forward from 0
-    /// and wrap at `itemCount`.
-    public static func generated(seed: UInt64, swipes count: Int, itemCount: Int, length: (Int) -> Duration) -> SwipeTrace {
+    /// `length`), and `backShare` (0.06 by default) backward swipes (to the item before).
+    /// Items go forward from 0 and wrap at `itemCount`.
+    public static func generated(seed: UInt64, swipes count: Int, itemCount: Int, backShare: Double = 0.06,
+                                 length: (Int) -> Duration) -> SwipeTrace {
         var random = SplitMix(state: seed)
         var swipes: [Swipe] = []
         var current = 0
         var furthest = 0
         for n in 0..<max(0, count) {
             if n > 0 {
-                if random.unit() < 0.06, current > 0 {
+                if random.unit() < backShare, current > 0 {
                     current -= 1
                 } else {
                     furthest += 1

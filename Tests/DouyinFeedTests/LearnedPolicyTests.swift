@@ -1,0 +1,161 @@
+import DouyinFeed
+import DouyinVideoCache
+import Foundation
+import Testing
+
+/// The adaptive policy's rules that learn from the session (issue 38): the link's time to
+/// first byte and its drops, the viewer's quick views, and the gear, window and buffer they
+/// set. Pure values, injected times: no clock runs.
+@Suite struct LearnedPolicyTests {
+    static let gears = [600_000, 1_200_000, 2_400_000].map { Gear(url: URL(string: "http://o.test/\($0).mp4")!, bitRate: $0) }
+
+    /// `count` samples of a link of `rate` bits per second: transfers of 64 KiB, each with
+    /// `latency` before its first byte, back to back from `start`; returns the time reached.
+    @discardableResult
+    static func feed(_ estimator: inout BandwidthEstimator, rate: Double, transfers: Int, from start: Duration = .zero,
+                     latency: Duration = .milliseconds(40)) -> Duration {
+        MeterTests.feed(&estimator, rate: rate, transfers: transfers, bytes: 64 * 1024, latency: latency, from: start)
+    }
+
+    @Test func theTimeToFirstByteIsLearnedWithItsSpread() {
+        var estimator = BandwidthEstimator()
+        #expect(estimator.latencyBound == .milliseconds(100), "the configured prior before any head")
+        for _ in 0..<20 { estimator.responseTimed(.milliseconds(200)) }
+        let steady = estimator.latencyBound
+        #expect(estimator.latency > .milliseconds(199) && estimator.latency < .milliseconds(201))
+        #expect(steady >= estimator.latency && steady < .milliseconds(210), "\(steady)")
+        // A link whose first bytes come at 100 or 300 ms plans for more than their mean.
+        var jittery = BandwidthEstimator()
+        for n in 0..<20 { jittery.responseTimed(.milliseconds(n % 2 == 0 ? 100 : 300)) }
+        #expect(jittery.latencyBound > .milliseconds(400), "\(jittery.latencyBound)")
+    }
+
+    /// Regression for the 200 ms cells of the bench: an open transfer waiting for its first
+    /// byte while another has ended is no bandwidth; counted, it read a 4 Mbit/s link as 1.2.
+    @Test func aTransferWaitingForItsFirstByteIsNotCountedAfterAnotherEnds() {
+        var estimator = BandwidthEstimator()
+        var now = Duration.zero
+        let chunk: Int64 = 16 * 1024
+        let perChunk = Duration.nanoseconds(Int64(Double(chunk) * 8 / 4_000_000 * 1e9))
+        for _ in 0..<12 {
+            // A flows, B is asked for meanwhile and waits 200 ms after A ends.
+            estimator.transferStarted(at: now)
+            for _ in 0..<8 {
+                now += perChunk
+                estimator.bytesReceived(chunk, at: now)
+            }
+            estimator.transferStarted(at: now)
+            estimator.transferEnded(at: now)
+            now += .milliseconds(200)
+            for _ in 0..<8 {
+                now += perChunk
+                estimator.bytesReceived(chunk, at: now)
+            }
+            estimator.transferEnded(at: now)
+        }
+        #expect(abs(Double(estimator.estimate) - 4_000_000) / 4_000_000 < 0.05, "estimate \(estimator.estimate)")
+    }
+
+    /// A drop is believed within three samples; the median alone would still answer the
+    /// old rate (the rule fails if the fast mean's cap is taken away).
+    @Test func anEstimateFollowsADropAtOnce() {
+        var estimator = BandwidthEstimator()
+        var medianOnly = BandwidthEstimator(configuration: { var c = BandwidthEstimator.Configuration(); c.recentWeight = 0; return c }())
+        let now = Self.feed(&estimator, rate: 8_000_000, transfers: 24)
+        Self.feed(&medianOnly, rate: 8_000_000, transfers: 24)
+        Self.feed(&estimator, rate: 1_500_000, transfers: 3, from: now)
+        Self.feed(&medianOnly, rate: 1_500_000, transfers: 3, from: now)
+        #expect(Double(estimator.estimate) < 2_500_000, "estimate \(estimator.estimate)")
+        #expect(Double(medianOnly.estimate) > 6_000_000, "the median alone: \(medianOnly.estimate)")
+    }
+
+    /// The buffer target is the time a top-up takes on the link as measured: a slower first
+    /// byte asks for more ahead, and a top-up carries at least one first byte's wait of media.
+    @Test func theBufferTargetAndRefillFollowTheMeasuredFirstByte() {
+        let top = Self.gears[2]
+        var fast = AdaptivePlan.Configuration()
+        fast.latency = .milliseconds(40)
+        var slow = AdaptivePlan.Configuration()
+        slow.latency = .milliseconds(400)
+        // 40 ms + 100 ms + 75,000 bytes at 4 Mbit/s (0.15 s) = 0.29 s.
+        let target = AdaptivePlan.bufferTarget(for: top, estimate: 8_000_000, configuration: fast)
+        #expect(target > .milliseconds(289) && target < .milliseconds(291), "\(target)")
+        #expect(AdaptivePlan.bufferTarget(for: top, estimate: 8_000_000, configuration: slow) > target + .milliseconds(359))
+        #expect(AdaptivePlan.refillDuration(configuration: fast) == .milliseconds(250))
+        #expect(AdaptivePlan.refillDuration(configuration: slow) == .milliseconds(400))
+    }
+
+    /// The gear is the highest whose load fits the utilization; a viewer who swipes fast loads
+    /// the link with more unplayed buffer and gets a lower gear on the same link, and a slow
+    /// first byte costs a gear where it would make every start late.
+    @Test func theGearFollowsTheLinkAndTheViewersPace() throws {
+        var plan = AdaptivePlan.Configuration()
+        plan.latency = .milliseconds(40)
+        let chosen = try #require(AdaptivePlan.chooseGear(from: Self.gears, estimate: 4_000_000, meanWatch: .seconds(3), configuration: plan))
+        #expect(chosen.bitRate == 2_400_000)
+        // The rule itself: the chosen gear fits, the next one up does not.
+        for (index, gear) in Self.gears.enumerated() {
+            let load = AdaptivePlan.load(of: gear, estimate: 2_000_000, meanWatch: .seconds(3), configuration: plan)
+            let picked = AdaptivePlan.chooseGear(from: Self.gears, estimate: 2_000_000, meanWatch: .seconds(3), configuration: plan)
+            if gear == picked { #expect(load <= plan.utilization) }
+            if let picked, let at = Self.gears.firstIndex(of: picked), index > at { #expect(load > plan.utilization) }
+        }
+        let skipper = AdaptivePlan.chooseGear(from: Self.gears, estimate: 4_000_000, meanWatch: .milliseconds(400), configuration: plan)
+        #expect((skipper?.bitRate ?? .max) < chosen.bitRate)
+        plan.latency = .milliseconds(300)
+        let far = AdaptivePlan.chooseGear(from: Self.gears, estimate: 4_000_000, meanWatch: .seconds(3), configuration: plan)
+        #expect((far?.bitRate ?? .max) < chosen.bitRate)
+        // Nothing fits a starved link: the lowest, never none.
+        #expect(AdaptivePlan.chooseGear(from: Self.gears, estimate: 1, meanWatch: .seconds(3), configuration: plan)?.bitRate == 600_000)
+    }
+
+    /// The window holds enough items that a run of views each quicker than an item's fetch,
+    /// outlasting it, is rarer than the tolerance — and no more.
+    @Test func theWindowCoversRunsOfQuickViews() {
+        var skipper = SessionProfile()
+        var watcher = SessionProfile()
+        for n in 0..<16 {
+            skipper.viewed(.milliseconds(n % 2 == 0 ? 300 : 4000))
+            watcher.viewed(.seconds(6))
+        }
+        let fetch = Duration.milliseconds(500)
+        #expect(skipper.shareShorter(than: fetch) > 0.4)
+        #expect(watcher.shareShorter(than: fetch) < 0.05)
+        let window = skipper.window(fetchTime: fetch)
+        let odds = skipper.shareShorter(than: fetch)
+        let tolerance = skipper.configuration.tolerance
+        #expect(pow(odds, Double(window)) <= tolerance || window == skipper.configuration.windowRange.upperBound)
+        #expect(pow(odds, Double(window - 1)) > tolerance)
+        #expect(watcher.window(fetchTime: fetch) < window)
+        // A link that takes longer to fetch a start needs more ready for the same viewer.
+        #expect(watcher.window(fetchTime: .seconds(8)) > watcher.window(fetchTime: fetch))
+    }
+
+    /// With a top-up in flight counted as held, the next one is planned beyond it, so two can
+    /// overlap; the read position's own bytes are never asked twice.
+    @Test func theNextTopUpIsPlannedPastTheOneInFlight() throws {
+        let gear = Self.gears[2]
+        let start = StartBytes(head: 0..<310_000, tail: nil)
+        var plan = AdaptivePlan.Configuration()
+        plan.latency = .milliseconds(200)
+        var item = AdaptivePlan.Item(index: 0, gear: gear, length: 1_800_000, start: start, held: ByteRangeSet([0..<320_000]))
+        let first = try #require(AdaptivePlan.playingFetch(item, readPosition: 310_000, estimate: 4_000_000, configuration: plan))
+        #expect(first.range.lowerBound == 320_000)
+        item.held.insert(first.range)
+        if let second = AdaptivePlan.playingFetch(item, readPosition: 310_000, estimate: 4_000_000, configuration: plan) {
+            #expect(second.range.lowerBound >= first.range.upperBound)
+        }
+    }
+
+    /// Start bytes, probes and leads share the link with the playing item's top-ups (they are
+    /// played whenever the viewer goes on); depth waits for the playing item to cover it.
+    @Test func onlyDepthWaitsForAReserve() {
+        let url = URL(string: "http://o.test/1.mp4")!
+        for purpose in [AdaptivePlan.Purpose.start, .probe, .lead] {
+            let fetch = AdaptivePlan.Fetch(index: 2, url: url, range: 0..<300_000, purpose: purpose)
+            #expect(AdaptivePlan.reserve(for: fetch, estimate: 8_000_000) == .zero)
+        }
+        let depth = AdaptivePlan.Fetch(index: 2, url: url, range: 0..<300_000, purpose: .depth)
+        #expect(AdaptivePlan.reserve(for: depth, estimate: 8_000_000) == AdaptivePlan.preloadReserve(bytes: 300_000, estimate: 8_000_000))
+    }
+}
