@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs what DouyinKit needs and this machine lacks. `install-deps.sh` installs the build
-# dependencies (libwebp; on Linux OpenSSL and zlib for the chat client's wss:// and compression);
-# `install-deps.sh test` adds what the tests use (nginx, libwebp's tools, ffmpeg, curl, python3-venv,
+# dependencies (libwebp; on Linux libcurl for the HTTP transport, OpenSSL and zlib for the chat
+# client's wss:// and compression) and ffmpeg, the player the demo's proxy section runs;
+# `install-deps.sh test` adds what the tests use (nginx, libwebp's tools, curl, python3-venv,
 # and the Autobahn case runner kosoku 0.1.0 from PyPI in .build/autobahn-venv).
 set -eu
 
@@ -37,7 +38,11 @@ want "pkg-config --exists libwebpdemux" libwebp-dev webp
 if [ "$(uname -s)" != "Darwin" ]; then
     want "pkg-config --exists openssl" libssl-dev libssl-dev
     want "pkg-config --exists zlib" zlib1g-dev zlib1g-dev
+    # The HTTP transport on Linux: libcurl's multi interface (the CCurl shim).
+    want "pkg-config --exists libcurl" libcurl4-openssl-dev curl
 fi
+# ffmpeg is the real player the demo's proxy section plays through (and makes the tests' media).
+want "command -v ffmpeg" ffmpeg ffmpeg
 # The local API backend's WebSocket push, which the demo's chat sections use too: Debian's
 # package (seen by /usr/bin/python3), or pip on macOS.
 if [ "$(uname -s)" = "Darwin" ]; then
@@ -48,9 +53,7 @@ fi
 if [ "${1:-}" = "test" ]; then
     want "command -v nginx || test -x /usr/sbin/nginx" nginx nginx
     want "command -v img2webp && command -v webpmux && command -v cwebp" webp webp
-    # ffmpeg makes the test media and is the player through the local proxy; curl checks its
-    # HTTP semantics.
-    want "command -v ffmpeg" ffmpeg ffmpeg
+    # curl checks the proxy's HTTP semantics.
     want "command -v curl" curl curl
     # The Autobahn runner's virtual environment (finish below makes it).
     if [ "$(uname -s)" != "Darwin" ]; then

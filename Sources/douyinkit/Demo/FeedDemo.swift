@@ -39,11 +39,16 @@ enum FeedDemo {
                     print("    \(preloading ? "with" : "without") preloader, swipe \(index): first 100 KB after \(starts[starts.count - 1])")
                     fflush(nil)  // seen as it happens in a pipe too (`make demo | tee log`)
                 }
-                // Play from the start while the player buffers the rest; swipe after 1.5 s.
+                // Play from the end of the first 100 KB at the clip's bitrate while the player
+                // buffers the rest, telling the preloader where it is every 100 ms as a player's
+                // periodic time observer would; swipe after 1.5 s.
                 let length = try await reader.contentInfo().length ?? 0
                 let buffering = Task { _ = try? await reader.read(100_000..<length) }
-                await preloader?.playbackPosition(0)
-                try await Task.sleep(for: .milliseconds(1500))
+                let bytesPerTick = Int64(items[index].bitRate ?? 0) / 8 / 10
+                for tick in 0...15 {
+                    if tick > 0 { try await Task.sleep(for: .milliseconds(100)) }
+                    await preloader?.playbackPosition(min(length, 100_000 + Int64(tick) * bytesPerTick))
+                }
                 buffering.cancel()
                 reader.close()
             }
