@@ -148,7 +148,7 @@ enum SessionBenchmark {
                     let session = try FeedSession(items: items, directory: scratch.appendingPathComponent(policy.rawValue), configuration: configuration)
                     let report = await SessionReplay.run(session, trace: trace) { view in
                         guard logs else { return }
-                        FileHandle.standardError.write(Data("\(started.duration(to: .now).wholeMilliseconds) \(view.line) watch_ms=\(view.watch.wholeMilliseconds) estimate=\(session.meter.estimate) latency=\(session.meter.latencyBound.map { "\($0.wholeMilliseconds)" } ?? "-")\n".utf8))
+                        FileHandle.standardError.write(Data("\(started.duration(to: .now).wholeMilliseconds) \(view.line) watch_ms=\(view.watch.wholeMilliseconds) estimate=\(session.meter.estimate) latency=\(session.meter.latencyBound.map { "\($0.wholeMilliseconds)" } ?? "-") spread=\(fixed(session.meter.snapshot.spread))\n".utf8))
                     }
                     let sent = try await origin.stats().bodyBytes
                     // Bytes the origin sent that no view played: its own count less what was played.

@@ -69,6 +69,32 @@ import Testing
         #expect(Double(medianOnly.estimate) > 6_000_000, "the median alone: \(medianOnly.estimate)")
     }
 
+    /// A steady link is loaded more than a jittery one of the same mean: the plan's
+    /// utilization is lowered by the throughput's measured spread, and its latency is the
+    /// measured bound.
+    @Test func aJitteryLinkIsLoadedLess() {
+        var steady = BandwidthEstimator()
+        var jittery = BandwidthEstimator()
+        var now = Duration.zero, then = Duration.zero
+        for n in 0..<24 {
+            now = Self.feed(&steady, rate: 4_000_000, transfers: 1, from: now)
+            then = Self.feed(&jittery, rate: n % 2 == 0 ? 2_000_000 : 6_000_000, transfers: 1, from: then)
+        }
+        for _ in 0..<8 { jittery.responseTimed(.milliseconds(200)) }
+        #expect(steady.spread < 0.05, "\(steady.spread)")
+        #expect(jittery.spread > 0.3, "\(jittery.spread)")
+        let base = AdaptivePlan.Configuration()
+        let calm = base.measured(by: steady), rough = base.measured(by: jittery)
+        #expect(calm.utilization > rough.utilization)
+        #expect(rough.utilization >= base.minUtilization)
+        #expect(calm.latency == base.latency, "no head timed: the prior")
+        #expect(rough.latency == jittery.latencyBound)
+        let gears = Self.gears
+        let onCalm = AdaptivePlan.chooseGear(from: gears, estimate: 4_000_000, meanWatch: .seconds(3), configuration: calm)
+        let onRough = AdaptivePlan.chooseGear(from: gears, estimate: 4_000_000, meanWatch: .seconds(3), configuration: rough)
+        #expect((onRough?.bitRate ?? .max) < (onCalm?.bitRate ?? 0))
+    }
+
     /// The buffer target is the time a top-up takes on the link as measured: a slower first
     /// byte asks for more ahead, and a top-up carries at least one first byte's wait of media.
     @Test func theBufferTargetAndRefillFollowTheMeasuredFirstByte() {

@@ -52,9 +52,13 @@ public enum AdaptivePlan {
         /// (``BandwidthEstimator/latencyBound``), so the default only counts before then.
         public var latency: Duration = .milliseconds(100)
         /// The share of the estimate the session's own load may take when a gear is chosen
-        /// (``chooseGear(from:estimate:meanWatch:configuration:)``): 0.75 by default. The
-        /// rest absorbs the estimate's error and the bursts of quick skips.
-        public var utilization: Double = 0.75
+        /// (``chooseGear(from:estimate:meanWatch:configuration:)``): 0.85 by default. The
+        /// rest absorbs the estimate's error and the bursts of quick skips. A ``FeedSession``
+        /// lowers it by the throughput's measured spread (``BandwidthEstimator/spread``), to
+        /// no less than ``minUtilization``: a jittery link is loaded less than a steady one.
+        public var utilization: Double = 0.85
+        /// The least share the measured spread may leave ``utilization``: 0.5 by default.
+        public var minUtilization: Double = 0.5
         /// How many fetches of the playing item may be in flight at once: 2 by default, so a
         /// top-up's wait for its first byte overlaps the transfer before it (on a link with a
         /// slow first byte, one at a time would idle the link between them).
@@ -71,6 +75,16 @@ public enum AdaptivePlan {
 
         /// The defaults.
         public init() {}
+
+        /// These numbers with what `estimator` measured: ``latency`` its
+        /// ``BandwidthEstimator/latencyBound`` once a head was timed, ``utilization`` less its
+        /// ``BandwidthEstimator/spread`` (not under ``minUtilization``).
+        public func measured(by estimator: BandwidthEstimator) -> Configuration {
+            var plan = self
+            if estimator.latencyCount > 0 { plan.latency = estimator.latencyBound }
+            plan.utilization = max(min(minUtilization, utilization), utilization - estimator.spread)
+            return plan
+        }
     }
 
     /// Why a fetch is made.

@@ -6,7 +6,7 @@ import Foundation
 /// warm start until enough has been seen.
 ///
 /// The idea is Media3's `DefaultBandwidthMeter` (a sliding percentile over samples weighted by
-/// the square root of their bytes, trusted after 2 s or 512 KiB); the rules for what makes a
+/// the square root of their bytes, trusted after enough was measured); the rules for what makes a
 /// sample are this package's own, for a link every download of a session shares:
 /// - a sample covers the time bytes flow while at least one transfer is open, from the first
 ///   chunk that arrives (its own bytes came before that instant, so they are not counted) —
@@ -30,10 +30,12 @@ public struct BandwidthEstimator: Sendable, Hashable {
         /// Bits per second answered before enough has been seen (the warm start): 2,000,000 by
         /// default; give the previous session's estimate here to start from it.
         public var initialEstimate: Int64 = 2_000_000
-        /// Measured transfer time after which the samples are trusted: 2 s by default.
-        public var trustAfterTime: Duration = .seconds(2)
-        /// Measured bytes after which the samples are trusted: 524,288 (512 KiB) by default.
-        public var trustAfterBytes: Int64 = 512 * 1024
+        /// Measured transfer time after which the samples are trusted: 1 s by default (half
+        /// Media3's: a session's gears are chosen for the first items of the window within its
+        /// first second, and the throughput's spread guards a young estimate).
+        public var trustAfterTime: Duration = .seconds(1)
+        /// Measured bytes after which the samples are trusted: 262,144 (256 KiB) by default.
+        public var trustAfterBytes: Int64 = 256 * 1024
         /// The longest time one sample spans: 250 ms by default.
         public var sampleSpan: Duration = .milliseconds(250)
         /// The sliding window's total weight (square roots of bytes): 2,000 by default.
@@ -65,6 +67,15 @@ public struct BandwidthEstimator: Sendable, Hashable {
     public private(set) var sampleCount = 0
     /// The fast mean of the latest samples, bits per second; `nil` before the first.
     public private(set) var recentRate: Double?
+    /// How far the window's samples spread, as a share of their median: the weighted
+    /// interquartile range over the median (robust to a few odd samples, weighted as the
+    /// estimate is); 0.5 while the samples are not ``isTrusted`` (a link not yet known is not
+    /// trusted to be steady).
+    public var spread: Double {
+        guard isTrusted, let median = window.percentile(0.5), median > 0,
+              let low = window.percentile(0.25), let high = window.percentile(0.75) else { return 0.5 }
+        return min(1, max(0, (high - low) / median))
+    }
     /// The smoothed time to a response's head; `nil` before one was measured.
     public private(set) var smoothedLatency: Duration?
     /// The mean deviation of the time to a response's head; zero before one was measured.

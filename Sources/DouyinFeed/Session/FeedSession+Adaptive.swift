@@ -17,12 +17,10 @@ extension FeedSession {
         return last > index ? Array((index + 1)...last) : []
     }
 
-    /// The plan's numbers with the time to first byte the meter measured (the configured one
-    /// until a head has arrived).
+    /// The plan's numbers with what the meter measured: the time to first byte (the configured
+    /// one until a head has arrived) and the utilization less the throughput's spread.
     func measuredPlan() -> AdaptivePlan.Configuration {
-        var plan = configuration.plan
-        if let latency = meter.latencyBound { plan.latency = latency }
-        return plan
+        configuration.plan.measured(by: meter.snapshot)
     }
 
     /// The gear for item `index` on the link and the viewer's pace as measured now
@@ -124,7 +122,8 @@ extension FeedSession {
                     (state.playing + state.preloads).map(\.fetch))
         }
         guard let snapshot else { return false }
-        let (current, generation, readPosition, known, profile, ahead, playingCount, preloadCount, inFlight) = snapshot
+        let (current, generation, readPosition, decided, profile, ahead, playingCount, preloadCount, inFlight) = snapshot
+        let known = regear(ahead, decided, inFlight: inFlight, generation: generation, estimate: estimate, meanWatch: profile.meanWatch, plan: plan)
         // Planned past what is on its way: with two in flight, the second's wait for its first
         // byte overlaps the first's transfer. Admission looks at the bytes really held.
         guard let playing = planItem(current, known), let planned = planItem(current, known, inFlight: inFlight) else { return false }
@@ -157,6 +156,31 @@ extension FeedSession {
             if isPlaying { state.playing.append(lane) } else { state.preloads.append(lane) }
             return true
         }
+    }
+
+    /// `known` with the gear of each window item in `ahead` that nothing is held of nor on its
+    /// way chosen again on what is measured now, and the new gears kept: the old ones were
+    /// chosen on what was known then (the warm start, a link that has since changed).
+    private func regear(_ ahead: [Int], _ known: [Int: Known], inFlight: [AdaptivePlan.Fetch], generation: Int, estimate: Int64,
+                        meanWatch: Duration, plan: AdaptivePlan.Configuration) -> [Int: Known] {
+        var known = known
+        var changed: [(index: Int, from: Gear, to: Gear)] = []
+        for index in ahead where !inFlight.contains(where: { $0.index == index }) {
+            guard let entry = known[index], videoCache.cachedRanges(for: entry.gear.url).isEmpty,
+                  let gear = chooseGear(index, estimate: estimate, meanWatch: meanWatch, plan: plan), gear != entry.gear else { continue }
+            known[index] = Known(gear: gear)
+            changed.append((index, entry.gear, gear))
+        }
+        guard !changed.isEmpty else { return known }
+        state.withLock { state in
+            // Kept only if nothing moved meanwhile: no swipe, no fetch of the item started.
+            guard state.generation == generation else { return }
+            for change in changed where state.known[change.index]?.gear == change.from
+                && !(state.playing + state.preloads).contains(where: { $0.fetch.index == change.index }) {
+                state.known[change.index] = Known(gear: change.to)
+            }
+        }
+        return known
     }
 
     /// What the rules know of item `index`: its gear, length, start bytes and the bytes held,

@@ -166,8 +166,9 @@ public final class FeedSession: Sendable {
     /// The meter every download of the session feeds.
     public var meter: BandwidthMeter { origin.meter }
 
-    /// The gear the player plays item `index` in: for ``Policy/adaptive`` the one chosen when
-    /// it was first preloaded or shown, else `video.play_addr`'s. `nil` for an index outside
+    /// The gear the player plays item `index` in: for ``Policy/adaptive`` the one its preload
+    /// used (chosen when it entered the window, chosen again while nothing of it was fetched),
+    /// else `video.play_addr`'s. `nil` for an index outside
     /// the feed or an item without a video.
     public func gear(for index: Int) -> Gear? {
         guard items.indices.contains(index) else { return nil }

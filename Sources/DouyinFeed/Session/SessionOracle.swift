@@ -55,8 +55,9 @@ public struct LinkSchedule: Sendable, Hashable {
 /// not played, so it pays no wait, stall or waste. What it can play is bounded by the link
 /// alone: every bit a view plays must have crossed the link before that view ends, so the
 /// bits of views 1...k fit in the capacity until view k's end. A view's bits are its gear
-/// times the media seconds it reaches that the item's earlier views did not (a view back to
-/// an item replays what it held; seconds past the end of the file need no bits); those it
+/// times the media seconds it reaches that the item's earlier views did not hold (a view back
+/// to an item replays what they held — their watch time and the second of start media the
+/// player holds before it starts; seconds past the end of the file need no bits); those it
 /// needs none for are counted at the top gear. Relaxed so (any gear, fractional, per view;
 /// no request latency; no start bytes beyond what is played), every real session satisfies
 /// the same constraints, so its score is at most the oracle's. Within them, filling each view
@@ -95,7 +96,9 @@ public enum SessionOracle {
             let before = reached[swipe.item] ?? .zero
             let extent = min(watch, item.duration)
             let fresh = max(.zero, extent - before).inSeconds
-            reached[swipe.item] = max(before, extent)
+            // What the view leaves held: its media plus the second of start media the player
+            // model holds before it starts (counting more held only raises the bound).
+            reached[swipe.item] = max(before, min(item.duration, watch + .seconds(1)))
             let bits = min(top * fresh, max(0, link.capacity(until: end) - spent))
             spent += bits
             played += bits / 1e6 + top / 1e6 * (watch.inSeconds - fresh)
