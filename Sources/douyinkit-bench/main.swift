@@ -14,6 +14,7 @@ let suites: [String: () async throws -> Void] = [
     "proxy": ProxyBenchmark.run,
     "transport": TransportBenchmark.run,
     "proxy-idle": ProxyBenchmark.idle,
+    "proxy-readers": ProxyBenchmark.readers,
 ]
 let requested = CommandLine.arguments.dropFirst()
 for name in requested.isEmpty ? suites.keys.sorted() : Array(requested) {

@@ -9,9 +9,10 @@ import Darwin
 /// ``SocketLoop`` instead of blocking a thread. One reader and one writer at a time (the
 /// server's connection task does both, in turn).
 package final class TCPConnection: Sendable {
-    private let fd: Int32
-    private let loop: SocketLoop
-    private let closed = LockedBox(false)
+    // Internal, not private: `transfer` (TCPConnection+Transfer) uses them too.
+    let fd: Int32
+    let loop: SocketLoop
+    let closed = LockedBox(false)
 
     init(fd: Int32, loop: SocketLoop) {
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)

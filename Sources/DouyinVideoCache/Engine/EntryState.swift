@@ -106,6 +106,10 @@ struct EntryState {
     /// Blocks read from an index made before this entry, with the parts it said were held:
     /// those parts are checked against the block's checksum the first time they are read.
     var unverified: [Int64: [Range<Int64>]] = [:]
+    /// Blocks checked under the data file's identity of then (``EntryState+Trust``).
+    var trust = FileTrust()
+    /// The data file's identity as this entry last saw or left it; `nil` before the first look.
+    var seenIdentity: FileIdentity?
     var downloads: [Int: Download] = [:]
     /// The reads in progress, each with the downloads it relies on.
     var reads: [Int: Set<Int>] = [:]

@@ -32,6 +32,10 @@ extension VideoProxyServer {
         /// `debug`. The token never appears in them. `nil` by default: nothing is logged (the
         /// ``VideoProxyServer/events()`` stream is unaffected either way).
         public var log: LogHandler?
+        /// Whether checked bytes of an unchanged data file may go out by `sendfile(2)`
+        /// (``Statistics/bytesSentFromFile``); `true` by default. Off, every byte is read into
+        /// memory and written (the path before issue 37): for the bench's before-and-after.
+        package var sendsFromFile = true
 
         /// The default configuration.
         public init() {}
@@ -53,6 +57,11 @@ extension VideoProxyServer {
         public var bytesFromCache: Int64 = 0
         /// Of ``bytesServed``, those fetched from the origin for their request.
         public var bytesFromOrigin: Int64 = 0
+        /// Of ``bytesServed``, those sent straight from the cache's data file with `sendfile(2)`,
+        /// never read into memory: blocks checked against their checksums while the file has
+        /// been unchanged since (same inode, size and change time). 0 where `sendfile` is not
+        /// available (Apple platforms), which copy every byte.
+        public var bytesSentFromFile: Int64 = 0
         /// Connections open now.
         public var openConnections: Int = 0
     }
