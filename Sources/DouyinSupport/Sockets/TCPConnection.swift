@@ -69,6 +69,14 @@ package final class TCPConnection: Sendable {
         }
     }
 
+    /// Ends this side's writing (`shutdown(SHUT_WR)`: the peer reads the end of the stream)
+    /// while reads go on; nothing once closed.
+    package func shutdownWrite() {
+        closed.withLock { closed in
+            if !closed { _ = shutdown(fd, Int32(SHUT_WR)) }
+        }
+    }
+
     /// Closes the socket; an operation waiting on it throws ``SocketError/closed``. Idempotent.
     /// - Important: call it from the task that reads and writes (stop others by cancelling
     ///   that task): a `recv` already past its closed check would use a number the kernel
