@@ -7,6 +7,7 @@ let suites: [String: () async throws -> Void] = [
     "gift": GiftBenchmark.run,
     "models": ModelsBenchmark.run,
     "webp": WebPBenchmark.run,
+    "webp-queues": WebPBenchmark.queuesOnly,
     "video": VideoBenchmark.run,
     "api": APIBenchmark.run,
     "chat": ChatBenchmark.run,
