@@ -11,6 +11,7 @@ extension EntryState {
         unpersisted = 0
         let summed = dirty.filter { unverified[$0] == nil }
         dirty.subtract(summed)
+        summing.formUnion(summed)
         let snapshot = ResourceMetadata(url: url, dataFileName: dataFileName, info: info, ranges: ranges,
                                         lastAccess: lastAccess, checksums: checksums)
         return (snapshot, summed)
@@ -19,11 +20,15 @@ extension EntryState {
     /// Summing `blocks` failed: they are summed again at the next index write.
     mutating func summingFailed(_ blocks: Set<Int64>) {
         dirty.formUnion(blocks)
+        summing.subtract(blocks)
     }
 
     /// The sums of the blocks an index write summed.
     mutating func summed(_ sums: [Int64: UInt32?]) {
-        for (block, sum) in sums { checksums[block] = sum }
+        for (block, sum) in sums {
+            checksums[block] = sum
+            summing.remove(block)
+        }
     }
 
     /// The blocks of `range` to check before their bytes go out, each with its expected

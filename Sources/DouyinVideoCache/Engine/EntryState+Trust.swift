@@ -28,7 +28,7 @@ extension EntryState {
         for block in Self.blocks(of: ranges) {
             let span = Self.blockRange(block)
             let held = ranges.held(in: span)
-            if checksums[block] != nil, !dirty.contains(block) {
+            if canCheck(block) {
                 if unverified[block] == nil { unverified[block] = held }
                 continue
             }
@@ -58,9 +58,11 @@ extension EntryState {
     }
 
     /// Whether block `block`'s checksum describes exactly its held bytes now, so a read can
-    /// check it: it has one, and nothing was stored in it or cut from it since it was summed.
+    /// check it: it has one, nothing was stored in it or cut from it since it was summed, and
+    /// no index write is summing it now (its checksum is the old one until the sum is in: a
+    /// check against it would drop good bytes).
     func canCheck(_ block: Int64) -> Bool {
-        checksums[block] != nil && !dirty.contains(block)
+        checksums[block] != nil && !dirty.contains(block) && !summing.contains(block)
     }
 
     /// The time now as nanoseconds since 1970, for ``FileIdentity/isSettled(at:)``.
