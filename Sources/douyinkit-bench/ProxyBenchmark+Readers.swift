@@ -14,14 +14,11 @@ extension ProxyBenchmark {
     static let rangesPerReader = 32
 
     static func readers() async throws {
-        guard let curl = try? installed("curl") else {
-            print("proxy-readers: skipped: curl not installed (scripts/install-deps.sh test installs it)")
-            return
+        guard let (curl, nginx, scratch) = try await curlSuite("proxy-readers") else { return }
+        defer {
+            nginx.stop()
+            try? FileManager.default.removeItem(at: scratch)
         }
-        let nginx = try await NginxOrigin.start()
-        defer { nginx.stop() }
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("douyinkit-bench-readers-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: scratch) }
         var generator = SeededRandom(seed: 0x37_37)
         var file = Data(count: readerFileBytes)
         file.withUnsafeMutableBytes { raw in
@@ -53,13 +50,7 @@ extension ProxyBenchmark {
         // The same ranges from nginx, so both sides read the same bytes.
         let fromNginx = viaProxy.map { $0.map { $0 == proxied.absoluteString ? origin.absoluteString : $0 } }
         let before = server.statistics
-        ResidentMemory.resetPeak()
-        let residentBefore = ResidentMemory.current
-        let versusNginx = try await interleavedPairs(baseline: {
-            try await together(curl, fromNginx)
-        }, subject: {
-            try await together(curl, viaProxy)
-        })
+        let (versusNginx, peakGrowth) = try await againstNginx(curl, fromNginx: fromNginx, viaProxy: viaProxy)
         let peak = ResidentMemory.peak
         let after = server.statistics
         await server.stop()
@@ -67,11 +58,7 @@ extension ProxyBenchmark {
         try copier.start()
         let viaCopier = viaProxy.map { $0.map { $0 == proxied.absoluteString ? copier.url(for: origin)!.absoluteString : $0 } }
         _ = try await timedRun(curl, ["-sS", "--fail", "-o", "/dev/null", copier.url(for: origin)!.absoluteString])
-        let copyVersusNginx = try await interleavedPairs(baseline: {
-            try await together(curl, fromNginx)
-        }, subject: {
-            try await together(curl, viaCopier)
-        })
+        let (copyVersusNginx, _) = try await againstNginx(curl, fromNginx: fromNginx, viaProxy: viaCopier)
         await copier.stop()
         let total = Double(readers * rangesPerReader * rangeBytes) / 1e6
         func rate(_ seconds: Double) -> String { "\(fixed(total / seconds, 0)) MB/s" }
@@ -80,7 +67,7 @@ extension ProxyBenchmark {
             + "through the proxy median \(rate(versusNginx.medianSubject))")
         print("      throughput proxy / nginx: \(versusNginx.summary(.speedup, target: 1.0))")
         let served = after.bytesServed - before.bytesServed, byFile = after.bytesSentFromFile - before.bytesSentFromFile
-        print("      the proxy's process over those pairs: peak RSS +\(fixed(Double(peak - residentBefore) / 1_048_576, 1)) MB "
+        print("      the proxy's process over those pairs: peak RSS +\(fixed(Double(peakGrowth) / 1_048_576, 1)) MB "
             + "(\(fixed(Double(peak) / 1_048_576, 1)) MB in all); \(fixed(Double(byFile) * 100 / Double(max(1, served)), 1)) % of its "
             + "\(fixed(Double(served) / 1e6, 0)) MB sent by sendfile")
         print("      before (every byte copied through memory, sendsFromFile off): nginx median \(rate(copyVersusNginx.medianBaseline)) | "
