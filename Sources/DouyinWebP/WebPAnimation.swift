@@ -96,7 +96,17 @@ public final class WebPAnimation: Sendable {
             start = previous.index + 1
         } else {
             canvas = previous?.pixels ?? []
-            if canvas.count != canvasByteCount { canvas = [UInt8](repeating: 0, count: canvasByteCount) }
+            if canvas.count != canvasByteCount {
+                // A keyframe that paints every pixel itself needs no zeroed canvas: no memset,
+                // and each page is touched once, by the decode (a failed decode throws before
+                // the canvas is kept or returned, so its unwritten bytes are never seen).
+                let first = frames[start]
+                if first.coversCanvas(width: canvasWidth, height: canvasHeight) && !first.blendsWithPrevious {
+                    canvas = [UInt8](unsafeUninitializedCapacity: canvasByteCount) { _, count in count = canvasByteCount }
+                } else {
+                    canvas = [UInt8](repeating: 0, count: canvasByteCount)
+                }
+            }
         }
         var rectangle = scratch.withLock { held in
             defer { held = [] }

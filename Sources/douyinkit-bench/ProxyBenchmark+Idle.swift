@@ -18,14 +18,11 @@ extension ProxyBenchmark {
     static let idleHold: Duration = .seconds(10)
 
     static func idle() async throws {
-        guard let curl = try? installed("curl") else {
-            print("proxy-idle: skipped: curl not installed (scripts/install-deps.sh test installs it)")
-            return
+        guard let (curl, nginx, scratch) = try await curlSuite("proxy-idle") else { return }
+        defer {
+            nginx.stop()
+            try? FileManager.default.removeItem(at: scratch)
         }
-        let nginx = try await NginxOrigin.start()
-        defer { nginx.stop() }
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("douyinkit-bench-idle-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: scratch) }
         var generator = SeededRandom(seed: 0x1D1E)
         let file = Data((0..<1_000_000).map { _ in UInt8(truncatingIfNeeded: generator.next()) })
         try nginx.serve(file, at: "/idle.mp4")

@@ -1,5 +1,6 @@
 import DouyinBackendLauncher
 import DouyinKit
+import DouyinTestSupport
 import Foundation
 
 extension ProxyBenchmark {
@@ -26,15 +27,7 @@ extension ProxyBenchmark {
         }, subject: {
             try await together(curl, viaProxy)
         })
-        // The proxy runs in this process (curl and nginx in their own): its peak resident
-        // memory over these pairs is the proxy's under 8 readers.
-        ResidentMemory.resetPeak()
-        let residentBefore = ResidentMemory.current
-        let versusNginx = try await interleavedPairs(baseline: {
-            try await together(curl, fromNginx)
-        }, subject: {
-            try await together(curl, viaProxy)
-        })
+        let (versusNginx, peakGrowth) = try await againstNginx(curl, fromNginx: fromNginx, viaProxy: viaProxy)
         let total = Double(size * readers) / 1e6
         func rate(_ seconds: Double) -> String { "\(fixed(total / seconds, 0)) MB/s" }
         print("  (d) \(readers) range readers at once (\(ranges.count) × 1 MB ranges each, keep-alive), warm proxy: "
@@ -43,7 +36,33 @@ extension ProxyBenchmark {
         print("      throughput proxy / cat: \(versusCat.summary(.speedup))")
         print("      the same curl readers from nginx (baseline) median \(rate(versusNginx.medianBaseline)) | through the proxy median \(rate(versusNginx.medianSubject))")
         print("      throughput proxy / nginx: \(versusNginx.summary(.speedup, target: 1.0))")
-        print("      the proxy's process over those pairs: peak RSS +\(fixed(Double(ResidentMemory.peak - residentBefore) / 1_048_576, 1)) MB")
+        print("      the proxy's process over those pairs: peak RSS +\(fixed(Double(peakGrowth) / 1_048_576, 1)) MB")
+    }
+
+    /// What a proxy suite driven by curl stands on: curl's path, a started loopback nginx and a
+    /// scratch folder's URL (not made yet; the caller stops nginx and removes the folder).
+    /// `nil`, after saying the suite `name` is skipped, when curl is not installed.
+    static func curlSuite(_ name: String) async throws -> (curl: String, nginx: NginxOrigin, scratch: URL)? {
+        guard let curl = try? installed("curl") else {
+            print("\(name): skipped: curl not installed (scripts/install-deps.sh test installs it)")
+            return nil
+        }
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("douyinkit-bench-\(name)-\(UUID().uuidString)")
+        return (curl, try await NginxOrigin.start(), scratch)
+    }
+
+    /// Interleaved pairs of the same curl readers, from nginx (baseline) and through a proxy in
+    /// this process (subject), and the growth of this process's peak resident memory over them:
+    /// curl and nginx run in their own processes, so that peak is the proxy's under the readers.
+    static func againstNginx(_ curl: String, fromNginx: [[String]], viaProxy: [[String]]) async throws -> (PairedComparison, peakGrowth: Int) {
+        ResidentMemory.resetPeak()
+        let residentBefore = ResidentMemory.current
+        let comparison = try await interleavedPairs(baseline: {
+            try await together(curl, fromNginx)
+        }, subject: {
+            try await together(curl, viaProxy)
+        })
+        return (comparison, ResidentMemory.peak - residentBefore)
     }
 
     /// Seconds until every one of `commands` (the arguments of one `executable` run each),

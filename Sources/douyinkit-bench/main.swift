@@ -7,6 +7,7 @@ let suites: [String: () async throws -> Void] = [
     "gift": GiftBenchmark.run,
     "models": ModelsBenchmark.run,
     "webp": WebPBenchmark.run,
+    "webp-queues": WebPBenchmark.queuesOnly,
     "video": VideoBenchmark.run,
     "api": APIBenchmark.run,
     "chat": ChatBenchmark.run,
@@ -14,6 +15,7 @@ let suites: [String: () async throws -> Void] = [
     "proxy": ProxyBenchmark.run,
     "transport": TransportBenchmark.run,
     "proxy-idle": ProxyBenchmark.idle,
+    "proxy-readers": ProxyBenchmark.readers,
 ]
 let requested = CommandLine.arguments.dropFirst()
 for name in requested.isEmpty ? suites.keys.sorted() : Array(requested) {

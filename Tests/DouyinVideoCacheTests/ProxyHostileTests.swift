@@ -154,8 +154,9 @@ struct ProxyHostileTests: ProxySuite {
     }
 
     /// Given a cap of one connection, busy with a request its origin holds: a second client is
-    /// not turned away; it waits (the server says `.full`) and is served once the first ends.
-    @Test func pastTheCapANewClientWaitsForAConnectionToEnd() async throws {
+    /// refused politely, 503 with Retry-After and Connection: close (the server says `.full`),
+    /// and once the first answer is done the next client is served.
+    @Test func pastTheCapWithNoneIdleANewClientGetsA503WithRetryAfter() async throws {
         let gate = DispatchSemaphore(value: 0)
         let (arrivals, arrived) = AsyncStream.makeStream(of: Void.self)
         let origin = try ScriptedHTTPServer { request, number in
@@ -170,38 +171,29 @@ struct ProxyHostileTests: ProxySuite {
         async let held = curl(server.url(for: origin.url("/held.mp4"))!)
         // The first connection is busy once its request reached the origin.
         for await _ in arrivals { break }
-        let port = server.port!
-        let newcomer = try RawClient(port: port)
-        newcomer.send(Array("GET \(server.url(for: nginx.url("/v/a.mp4"))!.path(percentEncoded: true)) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nRange: bytes=0-999\r\nConnection: close\r\n\r\n".utf8))
-        let (ended, end) = AsyncStream.makeStream(of: Void.self)
-        let reply = Task {
-            defer { end.finish() }
-            return try await onOwnThread { newcomer.readToEnd() }
-        }
-        // Whichever comes first: the server saying it waits, or the newcomer's socket ending
-        // (what the server did before: it closed the newcomer unanswered).
-        let first = await withTaskGroup(of: String.self) { group in
-            group.addTask {
-                for await event in events { if case .full = event { return "full" } }
-                return "stream ended"
+        // When a newcomer asks while it is busy
+        let refused = try await curl(server.url(for: nginx.url("/v/a.mp4"))!, ["-r", "0-999"])
+        // Then it is answered 503, told when to come back, and the connection ends
+        #expect(refused.status == 503, "curl exit \(refused.exitCode): \(refused.stderr)")
+        #expect(refused.fields["retry-after"] == "1")
+        #expect(refused.fields["connection"] == "close")
+        #expect(refused.body.isEmpty)
+        var told = false
+        for await event in events {
+            if case .full = event {
+                told = true
+                break
             }
-            group.addTask {
-                for await _ in ended {}
-                return "newcomer closed"
-            }
-            let first = await group.next()!
-            group.cancelAll()
-            return first
         }
-        #expect(first == "full")
+        #expect(told)
         gate.signal()
-        let (bytes, _) = try await reply.value
-        let text = String(decoding: bytes.prefix(12), as: UTF8.self)
-        #expect(text == "HTTP/1.1 206")
-        #expect(Data(bytes.suffix(1000)) == file.prefix(1000))
         let whole = try await held
         #expect(whole.status == 200 && whole.body == file)
-        #expect(server.statistics.connectionWaits == 1)
+        // And with the first connection gone, the next client is served
+        let next = try await curl(server.url(for: nginx.url("/v/a.mp4"))!, ["-r", "0-999"])
+        #expect(next.status == 206 && next.body == file.prefix(1000))
+        #expect(server.statistics.refusedConnections == 1)
+        #expect(server.statistics.connectionWaits == 0)
         await server.stop()
         origin.stop()
         folder.remove()

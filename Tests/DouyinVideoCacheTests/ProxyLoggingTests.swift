@@ -84,7 +84,7 @@ struct ProxyLoggingTests {
 
     @Test func theCapReachedIsANotice() throws {
         let line = try #require(VideoProxyServer.logEvent(for: .full(openConnections: 8), maxConnections: 8))
-        #expect(line.level == .notice && line.message == "connection cap reached, new connections wait")
+        #expect(line.level == .notice && line.message == "connection cap reached with none idle, new connections refused (503) or waiting")
         #expect(line.metadata == ["open": "8", "cap": "8"])
         #expect(line.subsystem == VideoProxyServer.subsystem)
     }

@@ -9,9 +9,10 @@ import Darwin
 /// ``SocketLoop`` instead of blocking a thread. One reader and one writer at a time (the
 /// server's connection task does both, in turn).
 package final class TCPConnection: Sendable {
-    private let fd: Int32
-    private let loop: SocketLoop
-    private let closed = LockedBox(false)
+    // Internal, not private: `transfer` (TCPConnection+Transfer) uses them too.
+    let fd: Int32
+    let loop: SocketLoop
+    let closed = LockedBox(false)
 
     init(fd: Int32, loop: SocketLoop) {
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
@@ -65,6 +66,14 @@ package final class TCPConnection: Sendable {
             case EAGAIN, EWOULDBLOCK: try await loop.wait(for: Int16(POLLOUT), on: fd, deadline: deadline)
             default: throw SocketError.lastError("send")
             }
+        }
+    }
+
+    /// Ends this side's writing (`shutdown(SHUT_WR)`: the peer reads the end of the stream)
+    /// while reads go on; nothing once closed.
+    package func shutdownWrite() {
+        closed.withLock { closed in
+            if !closed { _ = shutdown(fd, Int32(SHUT_WR)) }
         }
     }
 

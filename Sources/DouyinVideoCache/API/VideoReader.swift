@@ -22,14 +22,14 @@ public final class VideoReader: Sendable {
 
     /// Runs one delivery as a read that ``close()`` can cancel.
     private static func run(_ range: Range<Int64>, entry: ResourceEntry, url: URL, reads: LockedBox<Reads>, maxChunk: Int = .max,
-                            restart: (() -> Void)? = nil, to sink: ((Data) throws -> Void)?) async throws {
+                            continuing: Int? = nil, restart: (() -> Void)? = nil, to sink: ((Data) throws -> Void)?) async throws {
         let token = entry.beginRead()
         guard reads.withLock({ $0.add(token) }) else {
             entry.cancelRead(token)
             throw VideoCacheError.cancelled
         }
         defer { reads.withLock { _ = $0.tokens.remove(token) } }
-        try await entry.deliver(range, token: token, from: url, maxChunk: maxChunk, restart: restart, to: sink)
+        try await entry.deliver(range, token: token, from: url, maxChunk: maxChunk, continuing: continuing, restart: restart, to: sink)
     }
 
     /// What the origin says about the resource, asking it (for the first two bytes, as players
@@ -76,6 +76,13 @@ public final class VideoReader: Sendable {
     /// version went out, the stream ends with ``VideoCacheError/resourceChanged(url:)``, never
     /// with bytes of the new version.
     public func chunks(_ range: Range<Int64>, chunkSize: Int = 256 * 1024) -> AsyncThrowingStream<Data, any Error> {
+        chunks(range, chunkSize: chunkSize, continuing: nil)
+    }
+
+    /// ``chunks(_:chunkSize:)`` after bytes of epoch `continuing` (`nil`: none) went out
+    /// another way (``sendVerified(_:over:deadline:)``): should the resource's version have
+    /// moved on, the stream ends with ``VideoCacheError/resourceChanged(url:)`` before any byte.
+    package func chunks(_ range: Range<Int64>, chunkSize: Int = 256 * 1024, continuing: Int?) -> AsyncThrowingStream<Data, any Error> {
         let entry = entry
         let reads = reads
         let url = url
@@ -83,7 +90,9 @@ public final class VideoReader: Sendable {
             let task = Task {
                 do {
                     entry.touch()
-                    try await Self.run(range, entry: entry, url: url, reads: reads, maxChunk: max(1, chunkSize)) { continuation.yield($0) }
+                    try await Self.run(range, entry: entry, url: url, reads: reads, maxChunk: max(1, chunkSize), continuing: continuing) {
+                        continuation.yield($0)
+                    }
                     continuation.finish()
                 } catch {
                     continuation.finish(throwing: error)
@@ -91,6 +100,19 @@ public final class VideoReader: Sendable {
             }
             continuation.onTermination = { _ in task.cancel() }
         }
+    }
+
+    /// Sends the held bytes of `range` that were checked under the data file's unchanged
+    /// identity straight from the file to `connection` (`sendfile(2)`), stopping at the first
+    /// byte that is not; returns how many went out from `range.lowerBound` on and the epoch
+    /// they belong to (`nil`: none went out), for ``chunks(_:chunkSize:continuing:)`` to go on
+    /// from. Each piece must go out by `deadline` (evaluated per piece).
+    package func sendVerified(_ range: Range<Int64>, over connection: TCPConnection,
+                              deadline: @autoclosure () -> ContinuousClock.Instant) async throws -> (bytes: Int64, epoch: Int?) {
+        guard reads.withLock({ $0.open }) else { throw VideoCacheError.cancelled }
+        entry.touch()
+        let sent = try await entry.sendVerified(range, over: connection, epoch: nil, deadline: deadline())
+        return (sent.bytes, sent.epoch)
     }
 
     /// Fetches whatever of `range` is missing into the cache without returning it.

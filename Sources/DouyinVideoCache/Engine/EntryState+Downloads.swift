@@ -188,5 +188,6 @@ extension EntryState {
         checksums = [:]
         dirty = []
         unverified = [:]
+        trust = FileTrust()
     }
 }

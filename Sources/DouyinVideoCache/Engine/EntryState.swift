@@ -103,9 +103,16 @@ struct EntryState {
     /// have changed since and are summed again at the next one).
     var checksums: [Int64: UInt32] = [:]
     var dirty: Set<Int64> = []
+    /// Blocks an index write is summing now: out of ``dirty`` but their new sums not in
+    /// ``checksums`` yet, so nothing can check them until ``summed(_:)`` or ``summingFailed(_:)``.
+    var summing: Set<Int64> = []
     /// Blocks read from an index made before this entry, with the parts it said were held:
     /// those parts are checked against the block's checksum the first time they are read.
     var unverified: [Int64: [Range<Int64>]] = [:]
+    /// Blocks checked under the data file's identity of then (``EntryState+Trust``).
+    var trust = FileTrust()
+    /// The data file's identity as this entry last saw or left it; `nil` before the first look.
+    var seenIdentity: FileIdentity?
     var downloads: [Int: Download] = [:]
     /// The reads in progress, each with the downloads it relies on.
     var reads: [Int: Set<Int>] = [:]

@@ -103,6 +103,7 @@ extension ResourceEntry {
                 // cut away by a later truncate and read back as zeros.
                 if case .newVersion = adoption {
                     if guarded.file?.isWritable == true { try? guarded.file?.truncate() } else { guarded.file = nil }
+                    guarded.state.wroteFile(try? guarded.file?.identity())
                 }
                 return adoption
             }
@@ -148,6 +149,7 @@ extension ResourceEntry {
                         guarded.file = try SparseFile(path: dataPath, create: true, writable: true, files: files)
                     }
                     try guarded.file?.write(slice, at: useful.lowerBound)
+                    guarded.state.wroteFile(try? guarded.file?.identity())
                 } catch {
                     // Nothing of this chunk is recorded as held: what reached the file before the
                     // failure is a hole's worth of unknown bytes. Readers go on uncached.

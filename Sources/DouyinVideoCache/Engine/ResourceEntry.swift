@@ -103,6 +103,8 @@ final class ResourceEntry: @unchecked Sendable {
         }
         if !writable, guarded.state.uncached == nil { guarded.state.uncached = .readOnlyDirectory }
         if let file = guarded.file, let metadata { guarded.state.load(metadata, fileSize: file.size()) }
+        // What the file is as its index was taken in: a change from here on is another's.
+        guarded.state.seenIdentity = try? guarded.file?.identity()
     }
 
     /// Why this entry does not store what it fetches; `nil` while it does.
@@ -141,7 +143,7 @@ final class ResourceEntry: @unchecked Sendable {
 
     // MARK: Reading
 
-    /// Starts a read: the returned token names it for ``deliver(_:token:from:maxChunk:restart:to:)``
+    /// Starts a read: the returned token names it for ``deliver(_:token:from:maxChunk:continuing:restart:to:)``
     /// and ``cancelRead(_:)``.
     func beginRead() -> Int {
         locked { $0.state.beginRead() }
@@ -163,13 +165,15 @@ final class ResourceEntry: @unchecked Sendable {
     /// same rule: it ends with all of `requested` held in one version, starting over when the
     /// version changes under it, never with the old version's bytes dropped behind it. At most
     /// ``maxRestarts`` times: an origin whose file changes at every request fails the read
-    /// with `resourceChanged` rather than keep it looping.
-    func deliver(_ requested: Range<Int64>, token: Int, from source: URL, maxChunk: Int = .max,
+    /// with `resourceChanged` rather than keep it looping. `continuing` is the epoch of bytes
+    /// the caller already handed on before this read (the proxy's `sendfile` path), `nil` for
+    /// none: the read then holds to it as to its own.
+    func deliver(_ requested: Range<Int64>, token: Int, from source: URL, maxChunk: Int = .max, continuing: Int? = nil,
                  restart: (() -> Void)? = nil, to sink: ((Data) throws -> Void)?) async throws {
         var position = requested.lowerBound
         /// The version of the bytes handed to `sink` (or, for a prefetch, found held) so far;
         /// `nil` before the first.
-        var handed: Int?
+        var handed: Int? = continuing
         var restarts = 0
         do {
             while true {
@@ -273,6 +277,7 @@ final class ResourceEntry: @unchecked Sendable {
             let (dropped, stopped) = locked { guarded in
                 let outcome = guarded.state.dropAll()
                 try? guarded.file?.truncate()  // before unlocking, as in adopt
+                guarded.state.wroteFile(try? guarded.file?.identity())
                 return outcome
             }
             for task in stopped { task.cancel() }

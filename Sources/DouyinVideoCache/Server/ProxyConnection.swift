@@ -122,19 +122,30 @@ struct ProxyConnection: Sendable {
         do {
             // The early read covers exactly this answer's bytes (the engine clips it to the
             // length); any other answer reads afresh.
-            var chunks: AsyncThrowingStream<Data, any Error>.AsyncIterator
+            var chunks: AsyncThrowingStream<Data, any Error>.AsyncIterator?
             var pending: Data?
             if let early, early.range.lowerBound == range.lowerBound, min(early.range.upperBound, length) == range.upperBound {
                 (chunks, pending) = (early.chunks, early.first)
             } else {
-                chunks = reader.chunks(range).makeAsyncIterator()
+                // Warm bytes whose blocks were checked while the file has not changed since go
+                // straight from the file (sendfile); from the first that were not, the read
+                // that checks what it reads takes over, held to the same version.
+                var fast: (bytes: Int64, epoch: Int?) = (0, nil)
+                if server.configuration.sendsFromFile {
+                    fast = try await reader.sendVerified(range, over: connection, deadline: .now + server.configuration.writeTimeout)
+                }
+                sent = fast.bytes
+                if fast.bytes > 0 { server.counters.withLock { $0.bytesSentFromFile += fast.bytes } }
+                if sent < Int64(range.count) {
+                    chunks = reader.chunks((range.lowerBound + sent)..<range.upperBound, continuing: fast.epoch).makeAsyncIterator()
+                }
             }
             early = nil
             while true {
                 let chunk: Data
                 if let first = pending {
                     (chunk, pending) = (first, nil)
-                } else if let next = try await chunks.next() {
+                } else if let next = try await chunks?.next() {
                     chunk = next
                 } else {
                     break

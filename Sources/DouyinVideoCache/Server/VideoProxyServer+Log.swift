@@ -16,7 +16,7 @@ extension VideoProxyServer {
         case .stopped:
             return LogEvent(level: .info, subsystem: subsystem, message: "stopped")
         case .full(let open):
-            return LogEvent(level: .notice, subsystem: subsystem, message: "connection cap reached, new connections wait",
+            return LogEvent(level: .notice, subsystem: subsystem, message: "connection cap reached with none idle, new connections refused (503) or waiting",
                             metadata: ["open": String(open), "cap": String(maxConnections)])
         case .request(let record):
             var values = ["method": record.method, "status": String(record.status)]

@@ -12,8 +12,9 @@ extension VideoProxyServer {
         /// waiting between requests — is closed to make room: cleanly (a FIN, no request of
         /// its in flight; HTTP/1.1 lets a server close an idle connection at any time, RFC
         /// 9112 §9.5, and a client retries on a new one), so idle sockets can never lock a
-        /// player out. When none is idle, new connections wait in the listen queue until one
-        /// ends or goes idle.
+        /// player out. When none is idle (every connection is answering a request), the
+        /// newcomer is refused politely: `503 Service Unavailable` with `Retry-After: 1` and
+        /// `Connection: close` (``Statistics/refusedConnections``).
         public var maxConnections: Int = 1024
         /// How long a connection may stay silent before it is closed: from its accept to the
         /// first byte of its first request, and from the end of each answer to the first byte
@@ -32,6 +33,10 @@ extension VideoProxyServer {
         /// `debug`. The token never appears in them. `nil` by default: nothing is logged (the
         /// ``VideoProxyServer/events()`` stream is unaffected either way).
         public var log: LogHandler?
+        /// Whether checked bytes of an unchanged data file may go out by `sendfile(2)`
+        /// (``Statistics/bytesSentFromFile``); `true` by default. Off, every byte is read into
+        /// memory and written (the path before issue 37): for the bench's before-and-after.
+        package var sendsFromFile = true
 
         /// The default configuration.
         public init() {}
@@ -43,16 +48,26 @@ extension VideoProxyServer {
         public var requests: Int = 0
         /// Requests answered 4xx by the proxy itself (token, Host, scheme, method, malformed).
         public var refusedRequests: Int = 0
-        /// Times the server stopped accepting until a connection ended or went idle: the cap
-        /// was reached (or the process ran out of descriptors) with none idle. New connections
-        /// wait in the listen queue meanwhile; none is turned away.
+        /// Times the server stopped accepting until a connection ended or went idle because
+        /// the process ran out of file descriptors with none idle; new connections wait in the
+        /// listen queue meanwhile. 0 while descriptors never ran out.
         public var connectionWaits: Int = 0
+        /// Connections refused past the cap (``Configuration/maxConnections``) with none idle
+        /// to close: each answered `503 Service Unavailable` with `Retry-After: 1` and
+        /// `Connection: close` (or, past 64 such refusals at once, closed unanswered). 0 while
+        /// the cap was never reached with every connection busy.
+        public var refusedConnections: Int = 0
         /// Body bytes sent to clients.
         public var bytesServed: Int64 = 0
         /// Of ``bytesServed``, those the cache held when their request arrived.
         public var bytesFromCache: Int64 = 0
         /// Of ``bytesServed``, those fetched from the origin for their request.
         public var bytesFromOrigin: Int64 = 0
+        /// Of ``bytesServed``, those sent straight from the cache's data file with `sendfile(2)`,
+        /// never read into memory: blocks checked against their checksums while the file has
+        /// been unchanged since (same inode, size and change time). 0 where `sendfile` is not
+        /// available (Apple platforms), which copy every byte.
+        public var bytesSentFromFile: Int64 = 0
         /// Connections open now.
         public var openConnections: Int = 0
     }
@@ -65,9 +80,10 @@ extension VideoProxyServer {
         case request(RequestRecord)
         /// Stopped; every connection has ended.
         case stopped
-        /// The connection cap (``Configuration/maxConnections``), or the process's descriptors,
-        /// ran out with no connection idle: new connections wait in the listen queue until one
-        /// of the `openConnections` ends or goes idle. Once per wait.
+        /// The connection cap (``Configuration/maxConnections``) was reached with no
+        /// connection idle: new connections are answered 503 until one of the
+        /// `openConnections` ends or goes idle (told once per such streak); or the process's
+        /// descriptors ran out, and new connections wait in the listen queue.
         case full(openConnections: Int)
     }
 

@@ -23,6 +23,8 @@ public final class VideoProxyServer: Sendable {
     private let running = LockedBox<Running?>(nil)
     let connections = LockedBox(ConnectionTable())
     let counters = LockedBox(Statistics())
+    /// Refused connections still lingering, and whether refusing (``refuse(_:)``).
+    let refusals = LockedBox(Refusals())
     private let subscribers = LockedBox<(next: Int, all: [Int: AsyncStream<Event>.Continuation])>((0, [:]))
 
     /// What a started server holds.
@@ -166,18 +168,31 @@ public final class VideoProxyServer: Sendable {
             }
             let id = connections.withLock { $0.reserve() }
             // Past the cap the longest-idle connection makes room: a thousand idle sockets
-            // cannot lock a player out. When none is idle, the newcomer (accepted, its request
-            // unread) and the clients queued behind it wait for a connection to end.
-            guard await makeRoom(below: configuration.maxConnections + 1) else {
+            // cannot lock a player out. When none is idle (every connection is answering), the
+            // newcomer is told so, 503 with Retry-After, rather than left waiting unanswered.
+            guard roomUnderCap() else {
                 connections.withLock { $0.remove(id) }?.resume()
-                connection.close()
-                return
+                refuse(connection)
+                continue
             }
+            refusals.withLock { $0.streak = false }
             let session = ProxyConnection(id: id, connection: connection, server: self, token: token, port: port)
             let task = Task { await session.run() }
             let stale = connections.withLock { !$0.attach(task, to: id) }
             if stale { task.cancel() }
         }
+    }
+
+    /// Closes the longest-idle connection when the newcomer just reserved put the table past
+    /// the cap; `false` when none is idle to close (every other one is answering a request).
+    private func roomUnderCap() -> Bool {
+        let (evicted, full) = connections.withLock { table -> (Task<Void, Never>?, Bool) in
+            guard table.count > configuration.maxConnections else { return (nil, false) }
+            let task = table.evictOldestIdle()
+            return (task, task == nil)
+        }
+        evicted?.cancel()
+        return !full
     }
 
     /// Evicts idle connections, or waits for connections to end, until fewer than `limit` are

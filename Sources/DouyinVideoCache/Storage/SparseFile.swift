@@ -19,7 +19,8 @@ final class SparseFile: Sendable {
     var name: String { String(path.split(separator: "/").last ?? Substring(path)) }
     /// Whether the file was opened for writing.
     let isWritable: Bool
-    private let descriptor: Int32
+    /// The open file; internal for `sendfile(2)` from it (``ResourceEntry/sendVerified``).
+    let descriptor: Int32
     private let files: FileIO
 
     /// Opens the regular file at `path`: for reading and writing (creating it when `create`),
@@ -47,6 +48,11 @@ final class SparseFile: Sendable {
     /// The file's current size in bytes.
     func size() -> Int64 {
         (try? files.status(descriptor)).map { Int64($0.st_size) } ?? 0
+    }
+
+    /// What `fstat` says of the open file now: which file it is, its size and its times.
+    func identity() throws(SystemError) -> FileIdentity {
+        FileIdentity(try files.status(descriptor))
     }
 
     /// Writes all of `data` at `offset`.
