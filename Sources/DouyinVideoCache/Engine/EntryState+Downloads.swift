@@ -12,7 +12,9 @@ extension EntryState {
             guard gap.lowerBound - end < tuning.coalescingGap else { break }
             end = gap.upperBound
         }
-        for download in downloads.values where download.position > position {
+        // A download that has reached its end fetches nothing more (its task may not have
+        // been removed yet): its bytes are held, so the new one may run over them.
+        for download in downloads.values where download.position > position && download.position < download.end {
             end = min(end, download.position)
         }
         let id = makeID()
