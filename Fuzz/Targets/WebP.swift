@@ -1,5 +1,7 @@
-// libFuzzer entry point for DouyinWebP, built by `make fuzz` together with the module's
-// sources (not by SwiftPM). Every input must end in frames or a WebPError, never a trap.
+// DouyinWebP's animated WebP decoding (libwebp's demuxer and decoder behind it). Property: every
+// input ends in frames or a WebPError, never a trap; sequential and random access agree on
+// which frames decode.
+@testable import DouyinWebP
 import Foundation
 
 @_cdecl("LLVMFuzzerTestOneInput")
