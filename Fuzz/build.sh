@@ -6,14 +6,17 @@
 # Usage: Fuzz/build.sh [target...]   (no target: all of them)
 set -eu
 cd "$(dirname "$0")/.."
-OUT=.build/fuzz
+# FUZZ_OUT and FUZZ_OPT: where and how; `make test`'s smoke builds with -Onone into its own
+# directory (half the compile time; a smoke run's few thousand inputs need no speed).
+OUT=${FUZZ_OUT:-.build/fuzz}
+OPT=${FUZZ_OPT:--O}
 mkdir -p "$OUT/obj"
 SWIFTC=${SWIFTC:-swiftc}
-# -O: libFuzzer's throughput matters more than the build's seconds. Swift has no
+# -O by default: libFuzzer's throughput matters more than the build's seconds. Swift has no
 # -sanitize=undefined; its own checks (overflow, bounds, force-unwrap) trap in -O builds, and
 # a trap is a crash libFuzzer reports. -enable-testing: a target may `@testable import` the
 # internal type it drives (as some tests do), so the parser under test needs no new API.
-FLAGS="-sanitize=fuzzer,address -parse-as-library -swift-version 6 -O -package-name DouyinKit
+FLAGS="-sanitize=fuzzer,address -parse-as-library -swift-version 6 $OPT -package-name DouyinKit
  -enable-upcoming-feature ExistentialAny -warnings-as-errors -num-threads 2 -enable-testing -I $OUT
  -I Sources/CCurl -I Sources/CDouyinCRC32C/include -I Sources/CZlib -I Sources/COpenSSL"
 

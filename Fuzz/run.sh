@@ -11,7 +11,7 @@
 #   Fuzz/run.sh replay <target> <file>    runs one input (a crash) once, with the output
 set -eu
 cd "$(dirname "$0")/.."
-OUT=.build/fuzz
+OUT=${FUZZ_OUT:-.build/fuzz}
 # The Swift runtime's backtracer off: libFuzzer prints the stack, and the backtracer once hung
 # attached to a crashed target.
 export SWIFT_BACKTRACE=enable=no
