@@ -26,7 +26,7 @@ seeds() {
         HLSPlaylist) find Fixtures -name '*.m3u8' -exec cp {} "$2/" \; 2>/dev/null || true ;;
         # The index target writes a valid video index and disk entry, its encoders' own output.
         IndexFiles) FUZZ_SEED_DIR="$2" "$OUT/IndexFiles" -runs=0 >/dev/null 2>&1 || true ;;
-        WebP) cp Fixtures/webp/covers/*.webp Fixtures/webp/still-*.webp "$2/" 2>/dev/null || true ;;
+        WebP) cp Fixtures/webp/still-*.webp Fixtures/webp/low-alpha-*.webp Fixtures/webp/muxed-alpha.webp Fixtures/webp/lossless-opaque.webp "$2/" 2>/dev/null || true ;;
     esac
 }
 

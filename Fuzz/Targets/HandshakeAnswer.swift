@@ -69,11 +69,13 @@ private func reference(_ head: [UInt8], offeredDeflate: Bool, protocols: [String
     }
     lines.append(head[start...])
     guard !lines.contains(where: { $0.contains(13) || $0.contains(10) || $0.contains(0) }) else { return nil }
-    // status-line = HTTP-version SP status-code [SP reason-phrase]; HTTP/1.x, status 101.
+    // status-line = HTTP-version SP status-code [SP reason-phrase]; HTTP/1.x, status 101; the
+    // reason phrase is HTAB, SP, VCHAR and obs-text (RFC 9112 §4).
     let status = lines[0]
     guard status.count >= 12, status.starts(with: Array("HTTP/1.".utf8)), (48...57).contains(status[status.startIndex + 7]),
           status[status.startIndex + 8] == 32, status.dropFirst(9).prefix(3).elementsEqual(Array("101".utf8)),
-          status.count == 12 || status[status.startIndex + 12] == 32 else { return nil }
+          status.count == 12 || status[status.startIndex + 12] == 32,
+          status.dropFirst(12).allSatisfy({ $0 == 9 || ($0 >= 32 && $0 != 127) }) else { return nil }
     // field-line = field-name ":" OWS field-value OWS; obs-fold joins a line to the one before.
     var fields: [(name: String, value: [UInt8])] = []
     for line in lines.dropFirst() {
