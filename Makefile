@@ -3,7 +3,7 @@ SWIFT ?= swift
 # Warnings are errors in every build the tests run on, so a warning can never land.
 STRICT = -Xswiftc -warnings-as-errors
 
-.PHONY: demo test bench docs fuzz deps test-deps
+.PHONY: demo test bench docs fuzz fuzz-smoke deps test-deps
 
 deps:
 	@./scripts/install-deps.sh
@@ -35,6 +35,14 @@ TEST_WIDTH = SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=24
 # that pool runs every Swift task too, so in a whole-suite pass each other test stood still.
 ALONE = DOUYIN_ALONE_TESTS=1 $(PASS_LIMIT) $(SWIFT) test --skip-build --filter PoolStarvationTests
 
+# The fuzz smoke: every fuzz target over its kept corpus, then mutating it for 2 seconds, so a
+# parser's regression fails the gate (Linux only: it needs -sanitize=fuzzer). Built without
+# optimisation into a directory of its own: half the compile time, and speed does not matter.
+FUZZ_SMOKE = [ "$$(uname)" != Linux ] || { export FUZZ_OUT=.build/fuzz-smoke FUZZ_OPT=-Onone; ./Fuzz/build.sh && ./Fuzz/run.sh smoke 2; }
+
+fuzz-smoke:
+	$(FUZZ_SMOKE)
+
 test: test-deps
 	$(SWIFT) build --build-tests $(STRICT)
 	$(CRASH_REPORT) $(TEST_WIDTH) $(PASS_LIMIT) $(SWIFT) test $(STRICT)
@@ -42,6 +50,7 @@ test: test-deps
 	$(CRASH_REPORT) $(TEST_WIDTH) $(PASS_LIMIT) $(SWIFT) test --sanitize=thread $(STRICT)
 	$(CRASH_REPORT) $(ALONE) --sanitize=thread
 	SWIFT=$(SWIFT) ./scripts/docs.sh
+	$(FUZZ_SMOKE)
 
 # A DocC archive per library module in .build/docs/<Module>.doccarchive and all of them combined
 # in .build/docs/DouyinKit.doccarchive (`docc merge`; README, "Reading the docs"). Fails when a
@@ -53,20 +62,13 @@ docs: deps
 bench: test-deps
 	$(SWIFT) run -c release douyinkit-bench
 
-# libFuzzer over DouyinWebP (Linux toolchains; Xcode's swiftc has no -sanitize=fuzzer).
-# The module's sources are compiled with Fuzz/WebPFuzz.swift into one binary, seeded with
-# Fixtures/webp, and run for FUZZ_SECONDS.
+# libFuzzer (Linux toolchains; Xcode's swiftc has no -sanitize=fuzzer) over every parser of
+# outside bytes: Fuzz/build.sh compiles the package's modules once, as static libraries
+# instrumented for libFuzzer and AddressSanitizer, and links one small binary per
+# Fuzz/Targets/<target>.swift against them; each then runs FUZZ_SECONDS from its kept corpus
+# (Fuzz/Corpus/<target>) and the fixtures' seeds. CONTRIBUTING.md ("Fuzzing") says how to add
+# a target, replay a crash and keep the corpus small.
 FUZZ_SECONDS ?= 60
 fuzz: deps
-	mkdir -p .build/fuzz/corpus
-	# DouyinSupport first, as a static library with its module (DouyinWebP imports it).
-	swiftc -sanitize=fuzzer,address -parse-as-library -swift-version 6 -O -package-name DouyinKit \
-		-module-name DouyinSupport -emit-module -emit-module-path .build/fuzz/DouyinSupport.swiftmodule \
-		-emit-library -static -o .build/fuzz/libDouyinSupport.a Sources/DouyinSupport/*.swift
-	swiftc -sanitize=fuzzer,address -parse-as-library -swift-version 6 -O -package-name DouyinKit \
-		-I .build/fuzz -L .build/fuzz -lDouyinSupport \
-		-I Sources/CWebP $$(pkg-config --cflags-only-I libwebpdemux | sed 's/-I/-Xcc -I/g') \
-		$$(pkg-config --libs libwebpdemux) \
-		Sources/DouyinWebP/*.swift Fuzz/WebPFuzz.swift -o .build/fuzz/webp
-	cp Fixtures/webp/covers/*.webp Fixtures/webp/muxed-alpha.webp Fixtures/webp/lossless-opaque.webp Fixtures/webp/still-*.webp .build/fuzz/corpus/
-	.build/fuzz/webp -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 .build/fuzz/corpus
+	./Fuzz/build.sh
+	for target in $$(ls Fuzz/Targets | sed 's/\.swift$$//'); do ./Fuzz/run.sh fuzz $$target $(FUZZ_SECONDS) || exit 1; done

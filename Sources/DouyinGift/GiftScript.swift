@@ -25,10 +25,13 @@ public struct GiftScript: Hashable, Sendable {
         var previous: Int64 = 0
         let latest = Int64(1) << 53  // GiftComboEngine.maximumTime in ms.
         let most = GiftSend.maximumCount
-        for (offset, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // Unicode scalars, not Characters: "\r\n" is one Character, equal to neither "\n" nor
+        // "\r", so a CRLF script was one long line; and "#" with a combining mark after it
+        // was no comment (found writing the gift script's fuzz target).
+        for (offset, raw) in text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let number = offset + 1
-            let fields = raw.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
-            if fields.isEmpty || fields[0].hasPrefix("#") { continue }
+            let fields = raw.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }).map { String(String.UnicodeScalarView($0)) }
+            if fields.isEmpty || fields[0].unicodeScalars.first == "#" { continue }
             guard (3...5).contains(fields.count) else {
                 throw GiftError.invalidScriptLine(line: number, reason: "expected <ms> <user> <gift> [count] [value], found \(fields.count) fields")
             }
@@ -56,7 +59,7 @@ public struct GiftScript: Hashable, Sendable {
                 throw GiftError.invalidScriptLine(line: number, reason: "value \(value) is beyond ±\(most)")
             }
             previous = ms
-            let send = GiftSend(user: String(fields[1]), gift: String(fields[2]), count: count, value: value)
+            let send = GiftSend(user: fields[1], gift: fields[2], count: count, value: value)
             lines.append(Line(time: .milliseconds(ms), send: send))
         }
         self.lines = lines

@@ -35,11 +35,16 @@ package struct DeflateNegotiation: Sendable, Hashable {
         var result = DeflateNegotiation()
         var seen = Set<String>()
         for part in parts {
-            let pair = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: [" ", "\t"]) }
-            guard let first = pair.first, !first.isEmpty else { throw .handshakeInvalid("an empty permessage-deflate parameter in \"\(header.prefix(120))\"") }
+            // `name[=value]`, the value a token or one quoted string (RFC 6455 §9.1): `name=`
+            // and unbalanced quotes are refused (found by the handshake fuzz target).
+            let pair = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: [" ", "\t"]) }
+            guard let first = pair.first, !first.isEmpty, first.unicodeScalars.allSatisfy(HandshakeAnswer.isTokenScalar) else {
+                throw .handshakeInvalid("an empty or malformed permessage-deflate parameter in \"\(header.prefix(120))\"")
+            }
             let name = first.lowercased()
             guard seen.insert(name).inserted else { throw .handshakeInvalid("permessage-deflate parameter \(name) given twice") }
-            let value = pair.count > 1 ? pair[1].trimmingCharacters(in: ["\""]) : nil
+            var value = pair.count > 1 ? pair[1] : nil
+            if let quoted = value, quoted.utf8.count >= 2, quoted.hasPrefix("\""), quoted.hasSuffix("\"") { value = String(quoted.dropFirst().dropLast()) }
             switch (name, value) {
             case ("server_no_context_takeover", nil): result.serverNoContextTakeover = true
             case ("client_no_context_takeover", nil): break // the client resets anyway

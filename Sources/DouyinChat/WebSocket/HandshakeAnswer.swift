@@ -28,7 +28,9 @@ package struct HandshakeAnswer: Sendable, Hashable {
         var lines = head.components(separatedBy: "\r\n")
         let statusLine = lines.removeFirst()
         let parts = statusLine.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), parts[1].utf8.count == 3,
+        // HTTP-version is `HTTP/1.` and one digit; the reason phrase is text (RFC 9112 §4).
+        guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), parts[0].utf8.count == 8, parts[0].utf8.last.map({ (0x30...0x39).contains($0) }) == true,
+              parts.count < 3 || parts[2].unicodeScalars.allSatisfy(Self.isFieldText), parts[1].utf8.count == 3,
               parts[1].utf8.allSatisfy({ (0x30...0x39).contains($0) }), let status = Int(parts[1]) else {
             throw .handshakeInvalid("bad status line \"\(statusLine.prefix(80))\"")
         }
@@ -41,14 +43,19 @@ package struct HandshakeAnswer: Sendable, Hashable {
             guard !line.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" }) else {
                 throw .handshakeInvalid("a bare CR or LF inside a header line")
             }
-            if line.first == " " || line.first == "\t" {
+            // A control character (NUL, DEL, …) in a name or value is refused, as RFC 9110 §5.5
+            // and §5.6.2 allow none: found by the handshake fuzz target in both.
+            guard line.unicodeScalars.allSatisfy(Self.isFieldText) else {
+                throw .handshakeInvalid("a control character in a header line")
+            }
+            if line.unicodeScalars.first == " " || line.unicodeScalars.first == "\t" {
                 guard let name = last else { throw .handshakeInvalid("a continuation line before the first header field") }
                 fields[name, default: ""] += " " + line.trimmingCharacters(in: [" ", "\t"])
                 continue
             }
             guard let colon = line.firstIndex(of: ":") else { throw .handshakeInvalid("header line without a colon: \"\(line.prefix(80))\"") }
             let name = line[..<colon]
-            guard !name.isEmpty, !name.contains(where: { $0 == " " || $0 == "\t" }) else {
+            guard !name.isEmpty, name.unicodeScalars.allSatisfy(Self.isTokenScalar) else {
                 throw .handshakeInvalid("malformed header name \"\(name.prefix(80))\"")
             }
             let key = name.lowercased()
@@ -99,6 +106,16 @@ package struct HandshakeAnswer: Sendable, Hashable {
             .sorted { $0.key < $1.key }
             .flatMap { $0.value.split(separator: ",").map { $0.trimmingCharacters(in: [" ", "\t"]) } }
             .filter { !$0.isEmpty }
+    }
+
+    /// What a field value or reason phrase may hold: HTAB, SP, visible characters, obs-text.
+    static func isFieldText(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == "\t" || (scalar.value >= 0x20 && scalar.value != 0x7F)
+    }
+
+    /// An RFC 9110 `tchar`.
+    static func isTokenScalar(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "!#$%&'*+-.^_`|~".unicodeScalars.contains(scalar))
     }
 
     private static func quoted(_ value: String?) -> String {

@@ -1,3 +1,4 @@
+import DouyinSupport
 import Foundation
 
 /// What an origin's response means for the bytes that were asked for.
@@ -19,8 +20,14 @@ package enum OriginAnswer: Equatable {
             etag: headers["etag"],
             lastModified: headers["last-modified"]
         )
+        // RFC 9112 §6.3: both framings at once is how responses are smuggled; refused, as
+        // ResponseFraming refuses it for the other clients (found by the framing fuzz target).
+        if let encoding = headers["transfer-encoding"], let length = headers["content-length"] {
+            throw .invalidResponse("both Transfer-Encoding (\(encoding)) and Content-Length (\(length))")
+        }
         let contentLength = try headers["content-length"].map { value throws(VideoCacheError) -> Int64 in
-            guard let count = ContentRange.number(value.trimmingCharacters(in: .whitespaces)) else {
+            // OWS is spaces and tabs (RFC 9110 §5.6.3), not every Unicode space.
+            guard let count = ContentRange.number(value.trimmingWhitespace) else {
                 throw .invalidResponse("unreadable Content-Length '\(value)'")
             }
             return count
@@ -107,7 +114,7 @@ package struct ContentRange: Equatable {
     /// Parses a header value; `nil` when it is not one of the three forms, or a number is not
     /// plain digits or lies past ``ResourceMetadata/maxLength``.
     package init?(_ value: String) {
-        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        let trimmed = String(value.trimmingWhitespace)
         guard trimmed.lowercased().hasPrefix("bytes ") else { return nil }
         let parts = trimmed.dropFirst(6).split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2 else { return nil }

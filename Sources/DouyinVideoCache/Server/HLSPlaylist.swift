@@ -200,29 +200,32 @@ package struct HLSPlaylist: Sendable, Hashable {
     /// quotes, and commas inside quotes kept in the value. A piece without `=` is skipped.
     /// The one walk of an attribute list, for the parser and the proxy's rewriter.
     package static func attributeList(_ text: Substring) -> [(name: Substring, value: Substring, quoted: Bool)] {
+        // Unicode scalars, not Characters: a combining mark after `=`, `,` or a quote would
+        // join it into a Character that equals none of them.
+        let scalars = text.unicodeScalars
         var found: [(name: Substring, value: Substring, quoted: Bool)] = []
-        var index = text.startIndex
-        while index < text.endIndex {
-            let nameEnd = text[index...].firstIndex(where: { $0 == "=" || $0 == "," }) ?? text.endIndex
-            let name = text[index..<nameEnd]
+        var index = scalars.startIndex
+        while index < scalars.endIndex {
+            let nameEnd = scalars[index...].firstIndex(where: { $0 == "=" || $0 == "," }) ?? scalars.endIndex
+            let name = Substring(scalars[index..<nameEnd])
             index = nameEnd
-            guard index < text.endIndex, text[index] == "=" else {
-                if index < text.endIndex { index = text.index(after: index) }
+            guard index < scalars.endIndex, scalars[index] == "=" else {
+                if index < scalars.endIndex { index = scalars.index(after: index) }
                 continue
             }
-            index = text.index(after: index)
-            if index < text.endIndex, text[index] == "\"" {
-                let valueStart = text.index(after: index)
-                let close = text[valueStart...].firstIndex(of: "\"") ?? text.endIndex
-                found.append((name, text[valueStart..<close], true))
+            index = scalars.index(after: index)
+            if index < scalars.endIndex, scalars[index] == "\"" {
+                let valueStart = scalars.index(after: index)
+                let close = scalars[valueStart...].firstIndex(of: "\"") ?? scalars.endIndex
+                found.append((name, Substring(scalars[valueStart..<close]), true))
                 // Past the closing quote, anything up to the next comma belongs to no attribute.
-                index = text[close...].firstIndex(of: ",") ?? text.endIndex
+                index = scalars[close...].firstIndex(of: ",") ?? scalars.endIndex
             } else {
-                let end = text[index...].firstIndex(of: ",") ?? text.endIndex
-                found.append((name, text[index..<end], false))
+                let end = scalars[index...].firstIndex(of: ",") ?? scalars.endIndex
+                found.append((name, Substring(scalars[index..<end]), false))
                 index = end
             }
-            if index < text.endIndex { index = text.index(after: index) }
+            if index < scalars.endIndex { index = scalars.index(after: index) }
         }
         return found
     }
@@ -230,11 +233,14 @@ package struct HLSPlaylist: Sendable, Hashable {
     /// `n[@o]`; an absent offset is -1 (the caller continues the previous range).
     private static func byteRange(_ text: String, line: Int) throws(VideoCacheError) -> ByteRange {
         let parts = text.split(separator: "@", maxSplits: 1)
-        guard let length = parts.first.flatMap({ Int64($0) }), length >= 0 else {
+        // Within the largest resource, so offset + length never overflows (found by fuzzing
+        // while writing the target: Int64.max@Int64.max trapped when the next range was set).
+        let limit = ResourceMetadata.maxLength
+        guard let length = parts.first.flatMap({ Int64($0) }), (0...limit).contains(length) else {
             throw .invalidResponse("playlist: line \(line): byte range \"\(text)\" is not n[@o]")
         }
         guard parts.count == 2 else { return ByteRange(length: length, offset: -1) }
-        guard let offset = Int64(parts[1]), offset >= 0 else {
+        guard let offset = Int64(parts[1]), (0...limit).contains(offset) else {
             throw .invalidResponse("playlist: line \(line): byte range \"\(text)\" is not n[@o]")
         }
         return ByteRange(length: length, offset: offset)

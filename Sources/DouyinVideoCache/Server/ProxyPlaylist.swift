@@ -21,7 +21,8 @@ package enum ProxyPlaylist {
 
     /// `text` with every URI line and every `URI="…"` attribute of a tag resolved against
     /// `base` (RFC 3986 §5) and replaced by `proxy(resolved)`; every other byte (comments,
-    /// other attributes, blank lines, line endings) kept. A URI that does not resolve is kept.
+    /// other attributes, blank lines, line endings, spaces around a URI) kept. A URI that does
+    /// not resolve is kept.
     package static func rewrite(_ text: String, base: URL, proxy: (URL) -> String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count * 2)
@@ -40,30 +41,35 @@ package enum ProxyPlaylist {
         return out
     }
 
+    /// Works on Unicode scalars, never Characters: a combining mark after `#`, `:` or a quote
+    /// makes one Character of the two, which no longer equals the delimiter a player reads.
     private static func rewriteLine(_ line: Substring, base: URL, proxy: (URL) -> String) -> String {
-        if line.hasPrefix("#") {
-            guard line.hasPrefix("#EXT"), line.contains("URI=\""), let colon = line.firstIndex(of: ":") else { return String(line) }
+        let scalars = line.unicodeScalars
+        if scalars.first == "#" {
+            guard scalars.starts(with: "#EXT".unicodeScalars), let colon = scalars.firstIndex(of: ":") else { return String(line) }
             // Walk the attribute list (RFC 8216 §4.2) so a quoted value that happens to hold
             // `URI="` (a NAME) is never taken for the attribute; every byte around the URI
             // values is copied as it was.
-            var out = String(line[...colon])
-            var copied = line.index(after: colon)
-            for attribute in HLSPlaylist.attributeList(line[copied...]) where attribute.quoted && attribute.name == "URI" {
-                out += line[copied..<attribute.value.startIndex]
-                out += resolved(attribute.value, base: base, proxy: proxy)
+            var out = String(scalars[...colon])
+            var copied = scalars.index(after: colon)
+            for attribute in HLSPlaylist.attributeList(Substring(scalars[copied...])) where attribute.quoted && attribute.name == "URI" {
+                out += String(scalars[copied..<attribute.value.startIndex])
+                out += resolved(attribute.value, base: base, proxy: proxy) ?? String(attribute.value)
                 copied = attribute.value.endIndex
             }
-            out += line[copied...]
+            out += String(scalars[copied...])
             return out
         }
-        let trimmed = line.trimmingCharacters(in: .whitespaces)
-        guard !trimmed.isEmpty else { return String(line) }
-        return resolved(Substring(trimmed), base: base, proxy: proxy)
+        // A URI line: the spaces and tabs around it are kept, as every other byte is.
+        let isSpace = { (scalar: Unicode.Scalar) in scalar == " " || scalar == "\t" }
+        guard let first = scalars.firstIndex(where: { !isSpace($0) }), let last = scalars.lastIndex(where: { !isSpace($0) }),
+              let uri = resolved(Substring(scalars[first...last]), base: base, proxy: proxy) else { return String(line) }
+        return String(scalars[..<first]) + uri + String(scalars[scalars.index(after: last)...])
     }
 
-    private static func resolved(_ reference: Substring, base: URL, proxy: (URL) -> String) -> String {
-        guard let url = URL(string: String(reference), relativeTo: base)?.absoluteURL else { return String(reference) }
-        return proxy(url)
+    /// The proxy's URL for `reference`; `nil` when it does not resolve (it is then kept).
+    private static func resolved(_ reference: Substring, base: URL, proxy: (URL) -> String) -> String? {
+        URL(string: String(reference), relativeTo: base).map { proxy($0.absoluteURL) }
     }
 }
 
