@@ -27,6 +27,16 @@ seeds() {
         # The index target writes a valid video index and disk entry, its encoders' own output.
         IndexFiles) FUZZ_SEED_DIR="$2" "$OUT/IndexFiles" -runs=0 >/dev/null 2>&1 || true ;;
         WebP) cp Fixtures/webp/still-*.webp Fixtures/webp/low-alpha-*.webp Fixtures/webp/muxed-alpha.webp Fixtures/webp/lossless-opaque.webp "$2/" 2>/dev/null || true ;;
+        # The API's JSON: the fixtures and the demo's captured responses (../shared/captures or
+        # $DOUYIN_CAPTURES, as the tests find them), when that folder exists.
+        JSONModels)
+            cp Fixtures/api/*.json Fixtures/feed/feed.json "$2/" 2>/dev/null || true
+            captures=${DOUYIN_CAPTURES:-../shared/captures}
+            if [ -d "$captures" ]; then
+                find "$captures" -name '*.json' | while read -r file; do cp "$file" "$2/capture$(echo "$file" | tr / _)"; done
+            fi ;;
+        GiftScript) cp Fixtures/gift/*.script "$2/" 2>/dev/null || true ;;
+        MP4Boxes) cp Fixtures/video/clip.mp4 Fixtures/feed/moov-at-end.mp4 "$2/" 2>/dev/null || true ;;
     esac
 }
 
