@@ -33,6 +33,9 @@ struct HandshakeAnswerFuzzTests {
         #expect(!opens(valid + "\r\nX(A): b"))
         #expect(!opens(valid.replacingOccurrences(of: "Switching", with: "Swi\u{7F}tching")))
         #expect(opens(valid + "\r\nX-A: a\tb \u{E9}"))
+        // A refusal's reason phrase decides nothing: a 403 whose phrase carries an escape
+        // sequence is still read as the 403 it is (and not retried as a broken answer).
+        #expect((try? HandshakeAnswer(head: "HTTP/1.1 403 Forbidden\u{1B}[2J\u{7}"))?.status == 403)
     }
 
     /// Found writing the reference: the version is `HTTP/1.` and one digit; `HTTP/1.1x` opened.

@@ -28,10 +28,12 @@ package struct HandshakeAnswer: Sendable, Hashable {
         var lines = head.components(separatedBy: "\r\n")
         let statusLine = lines.removeFirst()
         let parts = statusLine.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
-        // HTTP-version is `HTTP/1.` and one digit; the reason phrase is text (RFC 9112 §4).
+        // HTTP-version is `HTTP/1.` and one digit; the reason phrase is text (RFC 9112 §4). A
+        // reason phrase that is not only decides nothing for a refusal (its status does, and the
+        // phrase is escaped wherever it is shown), but a 101 must be whole to open.
         guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), parts[0].utf8.count == 8, parts[0].utf8.last.map({ (0x30...0x39).contains($0) }) == true,
-              parts.count < 3 || parts[2].unicodeScalars.allSatisfy(Self.isFieldText), parts[1].utf8.count == 3,
-              parts[1].utf8.allSatisfy({ (0x30...0x39).contains($0) }), let status = Int(parts[1]) else {
+              parts[1].utf8.count == 3, parts[1].utf8.allSatisfy({ (0x30...0x39).contains($0) }), let status = Int(parts[1]),
+              status != 101 || parts.count < 3 || parts[2].unicodeScalars.allSatisfy(Self.isFieldText) else {
             throw .handshakeInvalid("bad status line \"\(statusLine.prefix(80))\"")
         }
         self.status = status
