@@ -81,6 +81,34 @@ struct HTTPBodyBufferTests {
         #expect(finished.cancels.count == 0)
     }
 
+    /// A cancel before the reader has read the end replaces that end with `CancellationError`,
+    /// even a failure the transport reported behind the bytes (a transport that cannot pause
+    /// overran the buffer while the reader was giving up: the CI run that saw
+    /// `consumerFellBehind` after `collect` had stopped at its limit). An end already read is
+    /// read again unchanged.
+    @Test func aCancelBeforeTheEndIsReadEndsWithItsOwnError() async throws {
+        let calls = Calls()
+        let overrun = calls.buffer(limit: 10)
+        #expect(overrun.append(Data(count: 11)).overLimit)
+        overrun.finish(throwing: HTTPTransportError.consumerFellBehind)
+        #expect(try await overrun.next()?.data.count == 11)
+        overrun.cancel()
+        await #expect(throws: CancellationError.self) { try await overrun.next() }
+        #expect(calls.cancels.count == 0)
+
+        let read = Calls().buffer(limit: 10)
+        read.finish(throwing: HTTPTransportError.consumerFellBehind)
+        await #expect(throws: HTTPTransportError.consumerFellBehind) { try await read.next() }
+        read.cancel()
+        await #expect(throws: HTTPTransportError.consumerFellBehind) { try await read.next() }
+
+        let clean = Calls().buffer(limit: 10)
+        clean.finish(throwing: nil)
+        #expect(try await clean.next() == nil)
+        clean.cancel()
+        #expect(try await clean.next() == nil)
+    }
+
     /// A transport that cannot pause appends whatever the reader holds, and is told once the
     /// reader holds more than the limit.
     @Test func appendReportsWhenTheReaderFellBehind() async throws {

@@ -26,6 +26,8 @@ package final class HTTPBodyBuffer: Sendable {
         var paused = false
         var finished = false
         var failure: (any Error)?
+        /// Whether the reader has been handed the end (`nil` or the failure).
+        var endRead = false
         var waiter: CheckedContinuation<HTTPBodyChunk?, any Error>?
     }
 
@@ -94,12 +96,16 @@ package final class HTTPBodyBuffer: Sendable {
     }
 
     /// The reader is done: the body ends with `CancellationError` and the transfer is ended.
+    ///
+    /// An end the reader has not read yet is replaced too: the reader stopped before it, so
+    /// what it reads next is its own cancel (a transport that cannot pause may overrun the
+    /// buffer and fail while the reader is giving up; that must not read as a transport failure).
     package func cancel() {
         let (wasOpen, waiter) = state.withLock { state -> (Bool, CheckedContinuation<HTTPBodyChunk?, any Error>?) in
             let wasOpen = !state.finished
             state.finished = true
             state.pending = Data()
-            if wasOpen { state.failure = CancellationError() }
+            if !state.endRead { state.failure = CancellationError() }
             defer { state.waiter = nil }
             return (wasOpen, state.waiter)
         }
@@ -132,7 +138,10 @@ package final class HTTPBodyBuffer: Sendable {
                 defer { state.paused = false }
                 return (.success(chunk), state.paused && !state.finished)
             }
-            if state.finished { return (state.failure.map { .failure($0) } ?? .success(nil), false) }
+            if state.finished {
+                state.endRead = true
+                return (state.failure.map { .failure($0) } ?? .success(nil), false)
+            }
             state.waiter = continuation
             return (nil, false)
         }
