@@ -86,23 +86,55 @@ struct CurlTransportTests {
     }
 
     /// `maximumConnectionsPerHost` holds the connections to one host at that many: nginx saw
-    /// at most two of them for twelve transfers at once.
+    /// at most two of them for twelve transfers at once, in each of eight rounds. Every
+    /// transfer ends well inside its idle limit: when libcurl kept the limit, about one round in
+    /// ten left a queued transfer without a timer until the idle limit failed it a minute later.
     @Test func theConnectionsPerHostLimitIsHeld() async throws {
         let origin = try await Self.origin(serving: "capped.bin")
         let transport = CurlTransport(configuration: .init(maximumConnectionsPerHost: 2))
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for number in 0..<12 {
-                group.addTask {
-                    let data = try await collect(transport.send(HTTPRequest(url: origin.plainURL("/capped.bin?\(number)"))))
-                    #expect(data == Self.file)
+        for round in 0..<8 {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for number in 0..<12 {
+                    group.addTask {
+                        let request = HTTPRequest(url: origin.plainURL("/capped.bin?\(round)-\(number)"), idleTimeout: .seconds(20))
+                        let data = try await collect(transport.send(request))
+                        #expect(data == Self.file)
+                    }
                 }
+                try await group.waitForAll()
             }
-            try await group.waitForAll()
         }
         let served = origin.requests(under: "/capped.bin")
-        #expect(served.count == 12)
+        #expect(served.count == 96)
         #expect(Set(served.map(\.connection)).count <= 2, "\(served)")
         #expect(transport.statistics.connectionsOpened <= 2)
+    }
+
+    /// A request waiting for a connection to its host that is cancelled, or whose deadline
+    /// passes while it waits, ends so without ever reaching the server; the next waiter takes
+    /// the slot when the running one ends.
+    @Test func aWaitingRequestCancelledOrPastItsDeadlineNeverReachesTheServer() async throws {
+        let gate = ServerGate()
+        defer { gate.open() }
+        let server = try HTTPTestServer { exchange in
+            if exchange.request.target == "/held" { _ = exchange.hold(until: gate) }
+            exchange.respond(200, body: Data(exchange.request.target.utf8))
+        }
+        let transport = CurlTransport(configuration: .init(maximumConnectionsPerHost: 1))
+        let held = Task { try await collect(transport.send(HTTPRequest(url: server.url("/held")))) }
+        await server.arrivals.reached(1)
+        let cancelled = Task { try await transport.send(HTTPRequest(url: server.url("/cancelled"))) }
+        let late = Task { try await transport.send(HTTPRequest(url: server.url("/late"), deadline: .now + .milliseconds(200))) }
+        let next = Task { try await collect(transport.send(HTTPRequest(url: server.url("/next")))) }
+        cancelled.cancel()
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        let lateError = await #expect(throws: URLError.self) { try await late.value }
+        #expect(lateError?.code == .timedOut)
+        gate.open()
+        #expect(try await held.value == Data("/held".utf8))
+        #expect(try await next.value == Data("/next".utf8))
+        #expect(server.requests().map(\.target) == ["/held", "/next"])
+        #expect(transport.statistics.transfers == 2)
     }
 
     // MARK: Paused transfers

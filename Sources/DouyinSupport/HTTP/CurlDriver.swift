@@ -40,13 +40,13 @@ package final class CurlDriver: @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer
     private let commands = LockedBox(Commands())
     private var attached: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    /// The per-host limit, kept here rather than by libcurl (see ``HostSlots``).
+    private var slots: HostSlots<CurlTransfer>
 
     init(maximumConnectionsPerHost: Int) {
         CurlGlobal.initialize()
         multi = curl_multi_init()
-        if maximumConnectionsPerHost > 0 {
-            _ = douyin_curl_multi_set_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maximumConnectionsPerHost)
-        }
+        slots = HostSlots(limit: maximumConnectionsPerHost)
         let thread = Thread { [self] in run() }
         thread.name = "DouyinSupport.CurlTransport"
         thread.start()
@@ -92,6 +92,8 @@ package final class CurlDriver: @unchecked Sendable {
             }
             for command in queue { perform(command) }
             if closing {
+                // The waiting first, so no transfer ending below hands its slot to one of them.
+                for transfer in slots.waitingItems { withdraw(transfer, result: .failure(CancellationError())) }
                 for transfer in Array(attached.values) { detach(transfer, result: .failure(CancellationError())) }
                 break
             }
@@ -117,13 +119,13 @@ package final class CurlDriver: @unchecked Sendable {
                 transfer.ended(with: .failure(CancellationError()))
                 return
             }
-            attached[transfer.easy] = transfer
-            transfer.attachedAt(.now)
-            count { $0.transfers += 1 }
-            _ = curl_multi_add_handle(multi, transfer.easy)
+            transfer.submittedAt(.now)
+            if slots.admit(transfer, host: transfer.host) { attach(transfer) }
         case .cancel(let transfer):
             if attached[transfer.easy] === transfer {
                 detach(transfer, result: .failure(CancellationError()))
+            } else {
+                withdraw(transfer, result: .failure(CancellationError()))
             }
         case .resume(let transfer):
             guard attached[transfer.easy] === transfer, transfer.isPaused else { return }
@@ -133,7 +135,28 @@ package final class CurlDriver: @unchecked Sendable {
         }
     }
 
-    /// Takes a transfer off the multi handle, frees its easy handle and reports its end.
+    /// Puts a transfer that holds a slot on the multi handle; one cancelled or past its
+    /// deadline meanwhile ends instead and passes the slot on.
+    private func attach(_ first: CurlTransfer) {
+        var next: CurlTransfer? = first
+        while let transfer = next {
+            next = nil
+            if transfer.isCancelled {
+                transfer.ended(with: .failure(CancellationError()))
+            } else if !transfer.attachedAt(.now) {
+                transfer.ended(with: .failure(URLError(.timedOut, userInfo: [NSLocalizedDescriptionKey: Self.deadlinePassed])))
+            } else {
+                attached[transfer.easy] = transfer
+                count { $0.transfers += 1 }
+                _ = curl_multi_add_handle(multi, transfer.easy)
+                continue
+            }
+            next = slots.release(host: transfer.host)
+        }
+    }
+
+    /// Takes a transfer off the multi handle, frees its easy handle, reports its end and
+    /// hands its slot to the next transfer waiting for the host.
     private func detach(_ transfer: CurlTransfer, result: Result<Void, any Error>) {
         attached[transfer.easy] = nil
         _ = curl_multi_remove_handle(multi, transfer.easy)
@@ -141,6 +164,14 @@ package final class CurlDriver: @unchecked Sendable {
         _ = douyin_curl_get_long(transfer.easy, CURLINFO_NUM_CONNECTS, &connects)
         if connects > 0 { count { $0.connectionsOpened += connects } }
         transfer.ended(with: result)
+        if let next = slots.release(host: transfer.host) { attach(next) }
+    }
+
+    private static let deadlinePassed = "deadline passed waiting for a connection"
+
+    /// Ends a transfer still waiting for a slot (nothing when it is not waiting).
+    private func withdraw(_ transfer: CurlTransfer, result: Result<Void, any Error>) {
+        if slots.withdraw(transfer, host: transfer.host) { transfer.ended(with: result) }
     }
 
     private func collectFinished() {
@@ -154,19 +185,28 @@ package final class CurlDriver: @unchecked Sendable {
     }
 
     /// Fails the transfers that waited longer than their idle limit for a byte (a paused
-    /// transfer waits for its reader, not the network, and is never idle).
+    /// transfer waits for its reader, not the network, and is never idle), and those whose
+    /// deadline passed while they waited for a slot (libcurl keeps the deadline of the rest).
     private func expireIdle(_ now: ContinuousClock.Instant) {
-        for transfer in attached.values {
-            if let expiry = transfer.idleExpiry, expiry <= now {
-                detach(transfer, result: .failure(URLError(.timedOut, userInfo: [NSLocalizedDescriptionKey: "no byte for \(transfer.idleTimeout)"])))
+        func idle(_ transfer: CurlTransfer) -> Result<Void, any Error> {
+            .failure(URLError(.timedOut, userInfo: [NSLocalizedDescriptionKey: "no byte for \(transfer.idleTimeout)"]))
+        }
+        for transfer in slots.waitingItems {
+            if let deadline = transfer.deadline, deadline <= now {
+                withdraw(transfer, result: .failure(URLError(.timedOut, userInfo: [NSLocalizedDescriptionKey: Self.deadlinePassed])))
+            } else if let expiry = transfer.idleExpiry, expiry <= now {
+                withdraw(transfer, result: idle(transfer))
             }
+        }
+        for transfer in attached.values {
+            if let expiry = transfer.idleExpiry, expiry <= now { detach(transfer, result: idle(transfer)) }
         }
     }
 
     /// Milliseconds until the nearest idle expiry (libcurl shortens the wait for its own
     /// timers); an hour when nothing is waiting, since a command wakes the thread anyway.
     private func pollTimeout(_ now: ContinuousClock.Instant) -> Int32 {
-        let nearest = attached.values.compactMap(\.idleExpiry).min()
+        let nearest = (attached.values.compactMap(\.idleExpiry) + slots.waitingItems.flatMap { [$0.idleExpiry, $0.deadline] }.compactMap { $0 }).min()
         guard let nearest else { return 3_600_000 }
         let milliseconds = now.duration(to: nearest).components
         let total = milliseconds.seconds * 1000 + milliseconds.attoseconds / 1_000_000_000_000_000 + 1

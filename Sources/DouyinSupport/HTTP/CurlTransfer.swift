@@ -102,9 +102,28 @@ final class CurlTransfer: @unchecked Sendable {
 
     // MARK: Driver's side
 
-    func attachedAt(_ now: ContinuousClock.Instant) {
-        startedAt = now
+    /// The driver took the transfer: its idle limit runs from `now`, a wait for a free slot
+    /// to its host included.
+    func submittedAt(_ now: ContinuousClock.Instant) {
         lastActivity = now
+    }
+
+    /// The transfer goes on the multi handle at `now`: the time to its head counts from here,
+    /// and what is left of its deadline is libcurl's timeout. `false` when the deadline has
+    /// passed (while it waited for a slot).
+    func attachedAt(_ now: ContinuousClock.Instant) -> Bool {
+        startedAt = now
+        guard let deadline = request.deadline else { return true }
+        guard now < deadline else { return false }
+        return douyin_curl_set_long(easy, CURLOPT_TIMEOUT_MS, max(1, Self.milliseconds(now.duration(to: deadline)))) == CURLE_OK
+    }
+
+    /// The request's deadline, if it has one.
+    var deadline: ContinuousClock.Instant? { request.deadline }
+
+    /// The origin the driver's per-host limit counts: scheme, host and port.
+    var host: String {
+        "\(request.url.scheme ?? "")://\(request.url.host ?? ""):\(request.url.port ?? -1)"
     }
 
     func resumed(at now: ContinuousClock.Instant) {
@@ -231,9 +250,6 @@ final class CurlTransfer: @unchecked Sendable {
         // Content-Encoding the origin sent anyway, and the clients count decoded bytes.
         check(douyin_curl_set_string(easy, CURLOPT_ACCEPT_ENCODING, request.decodesContent ? "" : "identity"))
         check(douyin_curl_set_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(request.idleTimeout)))
-        if let deadline = request.deadline {
-            check(douyin_curl_set_long(easy, CURLOPT_TIMEOUT_MS, max(1, Self.milliseconds(ContinuousClock.now.duration(to: deadline)))))
-        }
         if let caFile = configuration.caFile {
             check(douyin_curl_set_string(easy, CURLOPT_CAINFO, caFile))
             check(douyin_curl_set_string(easy, CURLOPT_CAPATH, nil))

@@ -19,10 +19,11 @@ package final class CurlTransport: HTTPTransport {
         /// A PEM file of certificate authorities trusted instead of the system's store (tests
         /// use their own CA); `nil` (the default): the system trust store.
         package var caFile: String?
-        /// The most connections open to one host at once; requests past it wait for one (and
-        /// their idle limit runs while they wait). 6 by default, as URLSession's; 0 sets no
-        /// limit. Without one, 200 calls at once opened 200 connections to a server whose
-        /// listen backlog was 5, and the SYNs it dropped were sent again only seconds later.
+        /// The most transfers running to one host (scheme, host and port) at once, so the most
+        /// connections open to it; requests past it wait in order for one to end (and their
+        /// idle limit runs while they wait). 6 by default, as URLSession's; 0 sets no limit.
+        /// Without one, 200 calls at once opened 200 connections to a server whose listen
+        /// backlog was 5, and the SYNs it dropped were sent again only seconds later.
         package var maximumConnectionsPerHost: Int
 
         /// The defaults: system trust store, 6 connections per host.
