@@ -193,6 +193,12 @@ public final class VideoCache: Sendable {
         }
     }
 
+    /// Whether `url`'s resource has an open reader or a running download (for tests: a
+    /// download goes on after the read that started it returned).
+    package func isInUse(_ url: URL) -> Bool {
+        ledger.isBusy(key(for: url))
+    }
+
     /// Current sizes and counts.
     public var statistics: Statistics {
         let snapshot = ledger.snapshot
