@@ -3,7 +3,7 @@
 # dependencies (libwebp; on Linux libcurl for the HTTP transport, OpenSSL and zlib for the chat
 # client's wss:// and compression) and ffmpeg, the player the demo's proxy section runs;
 # `install-deps.sh test` adds what the tests use (nginx, libwebp's tools, curl, python3-venv,
-# and the Autobahn case runner kosoku 0.1.0 from PyPI in .build/autobahn-venv).
+# gdb on Linux, and the Autobahn case runner kosoku 0.1.0 from PyPI in .build/autobahn-venv).
 set -eu
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -58,6 +58,8 @@ if [ "${1:-}" = "test" ]; then
     # The Autobahn runner's virtual environment (finish below makes it).
     if [ "$(uname -s)" != "Darwin" ]; then
         want "/usr/bin/python3 -c 'import ensurepip, venv'" python3-venv python3-venv
+        # The test harness records a hung child's stacks before its time limit ends it.
+        want "test -x /usr/bin/gdb" gdb gdb
     fi
 fi
 

@@ -95,6 +95,18 @@ struct ChildServerLifetimeTests {
         #expect(result.stderr.contains("[the harness: ended by signal 15; time limit 0.2 seconds]"), "\(result.stderr)")
     }
 
+    /// A child still running shortly before its limit gets every thread's stack in the
+    /// result (gdb attached for a moment), so a hang seen only on a loaded CI machine says
+    /// where it stood. Needs gdb (Debian's `gdb`; skipped without it).
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/gdb")))
+    func aChildNearItsTimeLimitHasItsStacksRecorded() async throws {
+        let result = try await Tool.run(["3600"], executable: URL(fileURLWithPath: "/bin/sleep"), timeLimit: .seconds(3),
+                                        stacksBefore: .seconds(2))
+        #expect(result.status == SIGTERM)
+        #expect(result.stderr.contains("[the harness: every thread's stack 2.0 seconds before the time limit]"), "\(result.stderr)")
+        #expect(result.stderr.contains("nanosleep"), "\(result.stderr)")
+    }
+
     @Test func theBackendEndsByItselfWhenItsStdinCloses() async throws {
         // Found on a thread of its own: the first look runs Python probes and waits for them.
         let python = try #require(try await onOwnThread { LocalBackend.python })

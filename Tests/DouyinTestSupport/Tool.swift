@@ -28,21 +28,50 @@ public enum Tool {
     ///
     /// A run still going after `timeLimit` (10 minutes by default; the demo takes 1-2) is ended
     /// by signal and its stderr ends with a line saying so: a hung child once held a whole test
-    /// run until its own time ran out.
+    /// run until its own time ran out. With gdb installed, a run still going `stacksBefore`
+    /// the limit (30 s by default) also gets every thread's stack appended to its stderr.
     public static func run(_ arguments: [String], in directory: URL = Fixtures.packageRoot,
                            executable: URL = productsDirectory.appendingPathComponent("douyinkit"),
-                           timeLimit: Duration = .seconds(600)) async throws -> Result {
+                           timeLimit: Duration = .seconds(600), stacksBefore: Duration = .seconds(30)) async throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         process.currentDirectoryURL = directory
+        let watched = WatchedProcess(process: process)
+        let stacks = Task.detached { await watched.stacksIfStillRunning(after: timeLimit - stacksBefore) }
         // A slot of eight: see ChildSlots for why the test process must not start a hundred.
         let (output, errors) = try await ChildSlots.shared.withSlot { try await process.runCapturingOutput(timeLimit: timeLimit) }
+        stacks.cancel()
         var stderr = String(decoding: errors, as: UTF8.self)
         if process.terminationReason == .uncaughtSignal {
             stderr += "\n[the harness: ended by signal \(process.terminationStatus); time limit \(timeLimit)]"
         }
+        if let dump = await stacks.value {
+            stderr += "\n[the harness: every thread's stack \(stacksBefore) before the time limit]\n" + dump
+        }
         return Result(status: process.terminationStatus, output: output, stderr: stderr)
+    }
+
+    /// A child the harness may look into before its time limit ends it.
+    private struct WatchedProcess: @unchecked Sendable {
+        // @unchecked: only `isRunning` and `processIdentifier` are read, which Process
+        // allows from any thread.
+        let process: Process
+
+        /// Every thread's stack of a child still running after `wait` (gdb attaches for a
+        /// moment), when gdb is installed; `nil` when the child ended first, the wait was
+        /// cancelled, or there is no gdb. Why: a hang that only a loaded CI machine shows
+        /// otherwise leaves nothing but "ended by signal 15" and the buffered output.
+        func stacksIfStillRunning(after wait: Duration) async -> String? {
+            let gdb = "/usr/bin/gdb"
+            guard wait > .zero, (try? await Task.sleep(for: wait)) != nil, process.isRunning,
+                  FileManager.default.isExecutableFile(atPath: gdb) else { return nil }
+            let dump = Process()
+            dump.executableURL = URL(fileURLWithPath: gdb)
+            dump.arguments = ["-p", String(process.processIdentifier), "-batch", "-ex", "thread apply all bt 40"]
+            guard let (output, errors) = try? await dump.runCapturingOutput(timeLimit: .seconds(20)) else { return nil }
+            return String(decoding: output + errors, as: UTF8.self)
+        }
     }
 
     /// Copies the built `douyinkit` and the resource bundles beside it (SwiftPM's

@@ -7,17 +7,23 @@ import Foundation
 enum Demo {
     static func run() async throws {
         let fixtures = try FixturesFolder.locate()
-        try showFeed(fixtures)
-        try await showCache(fixtures)
-        try await showCovers(fixtures)
-        try await showVideo(fixtures)
-        try await ProxyDemo.run()
-        try await FeedDemo.run(fixtures)
-        try await SessionDemo.run(fixtures)
-        try showGifts(fixtures)
-        try await showAPI(fixtures)
-        ChatDemo.run()
-        try await ChatDemo.runRealtime(fixtures)
+        // Each section's output leaves as the section ends, in a pipe too (which is fully
+        // buffered): a demo ended by a harness's time limit then shows the section it stood in.
+        func section(_ body: () async throws -> Void) async rethrows {
+            try await body()
+            fflush(nil)
+        }
+        try await section { try showFeed(fixtures) }
+        try await section { try await showCache(fixtures) }
+        try await section { try await showCovers(fixtures) }
+        try await section { try await showVideo(fixtures) }
+        try await section { try await ProxyDemo.run() }
+        try await section { try await FeedDemo.run(fixtures) }
+        try await section { try await SessionDemo.run(fixtures) }
+        try await section { try showGifts(fixtures) }
+        try await section { try await showAPI(fixtures) }
+        await section { ChatDemo.run() }
+        try await section { try await ChatDemo.runRealtime(fixtures) }
     }
 
     /// Decodes every cover through the decode queues at once, as a profile grid would: per
