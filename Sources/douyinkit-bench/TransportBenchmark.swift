@@ -37,6 +37,29 @@ enum TransportBenchmark {
         try await hundredAtOnce(slow, curl: curl, urlSession: urlSession)
     }
 
+    /// (c) alone (`douyinkit-bench transport-cold`). With `DOUYIN_BENCH_PROFILE_LOOPS=N` it
+    /// runs only the libcurl cache read, N times (for `perf record`, which then sees nothing else).
+    static func coldOnly() async throws {
+        print("transport (c) alone: a cold 32 MB read through the video cache; interleaved pairs")
+        let nginx = try await NginxOrigin.start()
+        let body = Data((0..<(32 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 2654435761 >> 7) })
+        try nginx.serve(body, at: "/32.mp4")
+        if let loops = Int(ProcessInfo.processInfo.environment["DOUYIN_BENCH_PROFILE_LOOPS"] ?? "") {
+            let url = nginx.url("/32.mp4")
+            let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("douyinkit-bench-profile-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: scratch) }
+            var times: [Double] = []
+            for run in 0..<loops {
+                let reader = try VideoCache(directory: scratch.appendingPathComponent("\(run)"), sizeLimit: 1 << 30, origin: HTTPOrigin()).reader(for: url)
+                times.append(try await timed { _ = try await reader.read(0..<Int64(32 << 20)) })
+                reader.close()
+            }
+            print("  libcurl origin alone: median \(ms(median(times)))")
+            return
+        }
+        try await coldVideo(nginx.url("/32.mp4"), bytes: 32 << 20)
+    }
+
     /// (a) CPU while a loopback server holds the request unanswered.
     static func heldAnswer(_ slow: SlowOrigin, curl: CurlTransport, urlSession: URLSessionTransport) async throws {
         let url = slow.url("/hold/\(waitSeconds)/a")
@@ -106,17 +129,51 @@ enum TransportBenchmark {
                 precondition(count == bytes)
             }
         }
-        var tool: [Double] = []
+        var tool: [Double] = [], disk: [Double] = []
+        let sample = Data((0..<bytes).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         let comparison = try await interleavedPairs(pairs: 7, baseline: {
             try await read(URLSessionOrigin())
         }, subject: {
             tool.append(try await curlToolSeconds(url))
+            disk.append(try fileRoundTrip(sample, in: scratch))
             return try await read(HTTPOrigin())
         })
         let toolRatios = zip(tool, comparison.subject).map { $0 / $1 }
         print("  (c) cold 32 MB through the cache: URLSession origin median \(ms(comparison.medianBaseline)) | libcurl origin \(ms(comparison.medianSubject)) | curl tool download \(ms(median(tool)))")
         print("      throughput libcurl / URLSession origin: \(comparison.summary(.speedup, target: 1.0))")
         print("      throughput cache / curl tool: median \(fixed(median(toolRatios)))× (min \(fixed(toolRatios.min() ?? .nan))×, max \(fixed(toolRatios.max() ?? .nan))×; target ≥ 0.90×)")
+        print("      the disk's share: writing the 32 MB to a new file in 16 KB pieces and reading them back in 1 MB pieces alone takes \(ms(median(disk)))"
+            + " (the least a cache that stores every byte before a reader gets it adds to a download)")
+    }
+
+    /// Seconds to write `data` to a new file under `folder` in 16 KB pieces (a transport's
+    /// reads) and read it back in 1 MB pieces (a collecting read's wakes), then remove it.
+    static func fileRoundTrip(_ data: Data, in folder: URL) throws -> Double {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let path = folder.appendingPathComponent("round-trip-\(UUID().uuidString)").path
+        let descriptor = open(path, O_CREAT | O_RDWR | O_TRUNC, 0o600)
+        guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown) }
+        defer {
+            close(descriptor)
+            unlink(path)
+        }
+        return try timed {
+            try data.withUnsafeBytes { raw in
+                for offset in stride(from: 0, to: raw.count, by: 16 << 10) {
+                    let count = min(16 << 10, raw.count - offset)
+                    guard pwrite(descriptor, raw.baseAddress! + offset, count, off_t(offset)) == count else { throw CocoaError(.fileWriteUnknown) }
+                }
+            }
+            var back = Data(capacity: data.count)
+            var piece = Data(count: 1 << 20)
+            for offset in stride(from: 0, to: data.count, by: 1 << 20) {
+                let count = min(1 << 20, data.count - offset)
+                let got = piece.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress!, count, off_t(offset)) }
+                guard got == count else { throw CocoaError(.fileReadUnknown) }
+                back.append(piece.prefix(count))
+            }
+            precondition(back.count == data.count)
+        }
     }
 
     /// (d) 100 transfers at once from a trickling origin: CPU, peak descriptors, peak RSS.

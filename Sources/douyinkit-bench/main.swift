@@ -14,6 +14,7 @@ let suites: [String: () async throws -> Void] = [
     "session": SessionBenchmark.run,
     "proxy": ProxyBenchmark.run,
     "transport": TransportBenchmark.run,
+    "transport-cold": TransportBenchmark.coldOnly,
     "proxy-idle": ProxyBenchmark.idle,
     "proxy-readers": ProxyBenchmark.readers,
 ]
