@@ -86,6 +86,31 @@ import Testing
         #expect(AdaptivePlan.preloadFetch(window: done, depth: .zero, estimate: 16_000_000, playingBitRate: 600_000) == nil)
     }
 
+    /// Past the window, only start bytes, nearest first, and only while the link is spare
+    /// beside the playing gear (the window's own fetches come first: the session asks this
+    /// only when ``AdaptivePlan/preloadFetch(window:depth:estimate:playingBitRate:configuration:)`` has nothing).
+    @Test func pastTheWindowStartBytesOnlyWhileTheLinkIsSpare() {
+        var beyond = [
+            Self.item(3, start: Self.faststart, held: [0..<160_000]),
+            Self.item(4, start: Self.moovAtEnd, held: [0..<150_040]),
+            Self.item(5),
+        ]
+        let tail = AdaptivePlan.spareStartFetch(beyond: beyond, estimate: 4_000_000, playingBitRate: 1_200_000)
+        #expect(tail == AdaptivePlan.Fetch(index: 4, url: beyond[1].gear.url, range: 1_490_000..<1_500_000, purpose: .start))
+        beyond[1].held.insert(1_490_000..<1_500_000)
+        let probe = AdaptivePlan.spareStartFetch(beyond: beyond, estimate: 4_000_000, playingBitRate: 1_200_000)
+        #expect(probe?.index == 5)
+        #expect(probe?.purpose == .probe)
+        #expect(probe?.range.lowerBound == 0)
+        beyond[2].start = Self.faststart
+        beyond[2].held.insert(0..<160_000)
+        #expect(AdaptivePlan.spareStartFetch(beyond: beyond, estimate: 4_000_000, playingBitRate: 1_200_000) == nil,
+                "start bytes held: no media beyond them")
+        // Not spare: 0.5 × 4 Mbit/s does not exceed a 2.4 Mbit/s playing gear.
+        #expect(AdaptivePlan.spareStartFetch(beyond: [Self.item(6)], estimate: 4_000_000, playingBitRate: 2_400_000) == nil)
+        #expect(AdaptivePlan.spareStartFetch(beyond: [Self.item(6)], estimate: 4_000_000, playingBitRate: 1_900_000) != nil)
+    }
+
     @Test func skipsMakeItShallowerLongViewsDeeper() {
         var skipper = SessionProfile()
         var watcher = SessionProfile()

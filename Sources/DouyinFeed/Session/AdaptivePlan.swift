@@ -30,6 +30,13 @@ import Foundation
 ///    ``preloadReserve(bytes:estimate:configuration:)`` on top of its target, so it ends
 ///    before the next top-up and the playing item keeps the link.
 ///
+/// 5. Then, only while bandwidth is spare in the same sense, the start bytes (or probe) of the
+///    items just past the window, nearest first (``spareStartFetch(beyond:estimate:playingBitRate:configuration:)``):
+///    the link would idle otherwise, and an item the viewer reaches plays its start bytes
+///    however short its view, so what they cost is their bytes should the viewer never get
+///    there. The window says what must be held against a run of quick views; this fills the
+///    idle time of long ones.
+///
 /// The gear (``chooseGear(from:estimate:meanWatch:configuration:)``) and the window (a
 /// ``SessionProfile``'s ``SessionProfile/window(fetchTime:)``) come from what the session
 /// measured: the estimate, the time to first byte (``Configuration/latency``, set by the
@@ -259,6 +266,21 @@ public enum AdaptivePlan {
     public static func reserve(for fetch: Fetch, estimate: Int64, configuration: Configuration = Configuration()) -> Duration {
         guard fetch.purpose == .depth else { return .zero }
         return preloadReserve(bytes: Int64(fetch.range.count), estimate: estimate, configuration: configuration)
+    }
+
+    /// The start bytes (or probe) of the first item in `beyond` (the items just past the
+    /// window, nearest first) that lacks them, while `estimate` (bits per second) times
+    /// ``Configuration/spareFraction`` exceeds the playing gear's `playingBitRate`; else `nil`.
+    /// Start bytes only: media beyond them waits until the item is in the window.
+    public static func spareStartFetch(beyond: [Item], estimate: Int64, playingBitRate: Int,
+                                       configuration: Configuration = Configuration()) -> Fetch? {
+        guard Double(estimate) * configuration.spareFraction > Double(playingBitRate) else { return nil }
+        for item in beyond {
+            if let (range, isProbe) = item.missingStart(configuration) {
+                return Fetch(index: item.index, url: item.gear.url, range: range, purpose: isProbe ? .probe : .start)
+            }
+        }
+        return nil
     }
 
     /// The next preload among `window` (nearest first, the playing item not in it), or `nil`:

@@ -17,6 +17,16 @@ extension FeedSession {
         return last > index ? Array((index + 1)...last) : []
     }
 
+    /// The items past `ahead` (the window of `index`) up to the profile's
+    /// ``SessionProfile/Configuration/spareReach`` ahead of `index`: what
+    /// ``AdaptivePlan/spareStartFetch(beyond:estimate:playingBitRate:configuration:)`` fills
+    /// while the link would idle.
+    func beyond(_ ahead: [Int], after index: Int, state: State) -> [Int] {
+        let first = (ahead.last ?? index) + 1
+        let last = min(items.count - 1, index + state.profile.configuration.spareReach)
+        return first <= last ? Array(first...last) : []
+    }
+
     /// The plan's numbers with what the meter measured: the time to first byte (the configured
     /// one until a head has arrived) and the utilization less the throughput's spread.
     func measuredPlan() -> AdaptivePlan.Configuration {
@@ -57,9 +67,10 @@ extension FeedSession {
             }
             var stops = state.playing
             state.playing = []
-            // A preload of the item now shown or still in the window goes on; others stop.
+            // A preload of the item now shown or still in reach goes on; others stop.
             let ahead = window(after: index, state: state, estimate: estimate, plan: plan)
-            let keeps = { (lane: Lane) in lane.fetch.index == index || ahead.contains(lane.fetch.index) }
+            let reach = ahead + beyond(ahead, after: index, state: state)
+            let keeps = { (lane: Lane) in lane.fetch.index == index || reach.contains(lane.fetch.index) }
             stops += state.preloads.filter { !keeps($0) }
             state.preloads.removeAll { !keeps($0) }
             return stops
@@ -107,10 +118,11 @@ extension FeedSession {
         let estimate = meter.estimate
         let plan = measuredPlan()
         // Gears for window items not decided yet, chosen now: the preload's gear is the one played.
-        let snapshot = state.withLock { state -> (Int, Int, Int64?, [Int: Known], SessionProfile, [Int], playing: Int, preloads: Int, [AdaptivePlan.Fetch])? in
+        let snapshot = state.withLock { state -> (Int, Int, Int64?, [Int: Known], SessionProfile, [Int], [Int], playing: Int, preloads: Int, [AdaptivePlan.Fetch])? in
             guard !state.closed, let current = state.current else { return nil }
             let ahead = window(after: current, state: state, estimate: estimate, plan: plan)
-            for index in ahead where state.known[index] == nil {
+            let past = beyond(ahead, after: current, state: state)
+            for index in ahead + past where state.known[index] == nil {
                 if let gear = chooseGear(index, estimate: estimate, meanWatch: state.profile.meanWatch, plan: plan) {
                     state.known[index] = Known(gear: gear)
                 }
@@ -118,12 +130,12 @@ extension FeedSession {
             // An item whose fetch failed in this generation is left out until the next swipe:
             // re-planned at once, it would be asked again in a tight loop.
             let usable = state.known.filter { state.failedIn[$0.key] != state.generation }
-            return (current, state.generation, state.readPosition, usable, state.profile, ahead, state.playing.count, state.preloads.count,
+            return (current, state.generation, state.readPosition, usable, state.profile, ahead, past, state.playing.count, state.preloads.count,
                     (state.playing + state.preloads).map(\.fetch))
         }
         guard let snapshot else { return false }
-        let (current, generation, readPosition, decided, profile, ahead, playingCount, preloadCount, inFlight) = snapshot
-        let known = regear(ahead, decided, inFlight: inFlight, generation: generation, estimate: estimate, meanWatch: profile.meanWatch, plan: plan)
+        let (current, generation, readPosition, decided, profile, ahead, past, playingCount, preloadCount, inFlight) = snapshot
+        let known = regear(ahead + past, decided, inFlight: inFlight, generation: generation, estimate: estimate, meanWatch: profile.meanWatch, plan: plan)
         // Planned past what is on its way: with two in flight, the second's wait for its first
         // byte overlaps the first's transfer. Admission looks at the bytes really held.
         guard let playing = planItem(current, known), let planned = planItem(current, known, inFlight: inFlight) else { return false }
@@ -133,6 +145,8 @@ extension FeedSession {
         let pending = preloadCount >= max(1, plan.preloadFetches) ? nil
             : AdaptivePlan.preloadFetch(window: candidates, depth: profile.depth, estimate: estimate, playingBitRate: playing.gear.bitRate,
                                         configuration: plan)
+            ?? AdaptivePlan.spareStartFetch(beyond: past.compactMap { planItem($0, known, inFlight: inFlight) }, estimate: estimate,
+                                            playingBitRate: playing.gear.bitRate, configuration: plan)
         let reserve = pending.map {
             AdaptivePlan.reserve(for: $0, estimate: estimate, configuration: plan)
         } ?? .zero
