@@ -15,7 +15,8 @@ import Foundation
 /// of the time. The bytes fetched are the origin's own count (what it sent, read or not).
 ///
 /// `SESSION_CELLS` (names as printed, e.g. `8/40,drop`; default all), `SESSION_SWIPES`
-/// (default 40 a trace) and `SESSION_POLICIES` (default all three) change the run; `SESSION_LOG=<policy>` traces that
+/// (default 40 a trace), `SESSION_POLICIES` (default all three) and `SESSION_SPARE_REACH`
+/// (``SessionProfile/Configuration/spareReach``; 0 turns rule 5 off) change the run; `SESSION_LOG=<policy>` traces that
 /// policy's decisions and views on standard error.
 enum SessionBenchmark {
     struct Cell {
@@ -136,6 +137,7 @@ enum SessionBenchmark {
                 group.addTask {
                     var configuration = FeedSession.Configuration()
                     configuration.policy = policy
+                    if let reach = ProcessInfo.processInfo.environment["SESSION_SPARE_REACH"].flatMap(Int.init) { configuration.profile.spareReach = reach }
                     let started = ContinuousClock.now
                     let logs = ProcessInfo.processInfo.environment["SESSION_LOG"] == policy.rawValue
                     if logs {

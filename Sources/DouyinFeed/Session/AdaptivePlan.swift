@@ -30,7 +30,8 @@ import Foundation
 ///    ``preloadReserve(bytes:estimate:configuration:)`` on top of its target, so it ends
 ///    before the next top-up and the playing item keeps the link.
 ///
-/// 5. Then, only while bandwidth is spare in the same sense, the start bytes (or probe) of the
+/// 5. Optionally (``SessionProfile/Configuration/spareReach``, off by default), only while
+///    bandwidth is spare in the same sense, the start bytes (or probe) of the
 ///    items just past the window, nearest first (``spareStartFetch(beyond:estimate:playingBitRate:configuration:)``):
 ///    the link would idle otherwise, and an item the viewer reaches plays its start bytes
 ///    however short its view, so what they cost is their bytes should the viewer never get

@@ -32,12 +32,16 @@ public struct SessionProfile: Sendable, Hashable {
         /// The window's bounds in items ahead: 1...4 by default.
         public var windowRange: ClosedRange<Int> = 1...4
         /// The most items ahead whose start bytes a link that would idle otherwise fetches,
-        /// past the window (``AdaptivePlan/spareStartFetch(beyond:estimate:playingBitRate:configuration:)``):
-        /// 4 by default, the widest window. Each item further is ready for one more quick
-        /// view in a row, and costs its start bytes when the session ends before it (the
-        /// bench's 4 Mbit/s, 200 ms cell at 6: every forward swipe after the first ready,
-        /// but 13 % of the fetched bytes never played, against 10 % at 4).
-        public var spareReach = 4
+        /// past the window (``AdaptivePlan/spareStartFetch(beyond:estimate:playingBitRate:configuration:)``);
+        /// 0 (the default) turns that rule off. Each item further is ready for one more quick
+        /// view in a row, but costs its start bytes at the gear chosen when it was fetched
+        /// should the viewer never get there or the link drop before it (then it plays a
+        /// lower gear). In the bench at 4: 4 Mbit/s with 200 ms to each first byte went from
+        /// 86 to 93 % of forward swipes ready, but the link that drops from 8 to 1.5 Mbit/s
+        /// left 14–15 % of its bytes never played instead of 8–9 % and scored 75–77 a
+        /// watched minute instead of 82–84, so it is off until it weighs the gear and the
+        /// link's trend (BENCHMARKS.md, "Feed sessions").
+        public var spareReach = 0
         /// The most seconds preloaded beyond the start bytes: 2 s by default.
         public var maxDepth: Duration = .seconds(2)
 
