@@ -1,3 +1,4 @@
+import DouyinSupport
 import Foundation
 
 /// Runs the built `douyinkit` binary, as scripts and other programs use it.
@@ -38,15 +39,20 @@ public enum Tool {
         process.arguments = arguments
         process.currentDirectoryURL = directory
         let watched = WatchedProcess(process: process)
-        let stacks = Task.detached { await watched.stacksIfStillRunning(after: timeLimit - stacksBefore) }
+        let stacks = LockedBox<Task<String?, Never>?>(nil)
         // A slot of eight: see ChildSlots for why the test process must not start a hundred.
-        let (output, errors) = try await ChildSlots.shared.withSlot { try await process.runCapturingOutput(timeLimit: timeLimit) }
-        stacks.cancel()
+        let (output, errors) = try await ChildSlots.shared.withSlot {
+            // Timed from here, not from the wait for a slot, which the child's limit does not count.
+            stacks.withLock { $0 = Task.detached { await watched.stacksIfStillRunning(after: timeLimit - stacksBefore) } }
+            return try await process.runCapturingOutput(timeLimit: timeLimit)
+        }
+        let watcher = stacks.withLock { $0 }
+        watcher?.cancel()
         var stderr = String(decoding: errors, as: UTF8.self)
         if process.terminationReason == .uncaughtSignal {
             stderr += "\n[the harness: ended by signal \(process.terminationStatus); time limit \(timeLimit)]"
         }
-        if let dump = await stacks.value {
+        if let dump = await watcher?.value {
             stderr += "\n[the harness: every thread's stack \(stacksBefore) before the time limit]\n" + dump
         }
         return Result(status: process.terminationStatus, output: output, stderr: stderr)
