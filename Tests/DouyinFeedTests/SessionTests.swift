@@ -151,6 +151,23 @@ import Testing
         }
     }
 
+    /// A spare reach at Int's edge is clamped to the feed, not added to an index (which
+    /// trapped at the first `show` before). The origin refuses every connection, so the
+    /// session's first fetch fails at once and the test waits for that.
+    @Test func aSpareReachAtIntsEdgeIsClampedToTheFeed() async throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let items = (0..<4).map { SessionItem(playURL: nil, gears: [Gear(url: URL(string: "http://127.0.0.1:9/\($0).mp4")!, bitRate: 1_000_000)],
+                                              duration: .seconds(3)) }
+        var configuration = FeedSession.Configuration()
+        configuration.profile.spareReach = .max
+        let session = try FeedSession(items: items, directory: folder.appending("cache"), configuration: configuration)
+        defer { session.cancel() }
+        session.show(0)
+        session.show(3)  // the last item: nothing past it
+        #expect(await waitUntil { session.statistics.failedFetches >= 1 })
+    }
+
     /// The verb prints a line a swipe and the summary, exactly in DESIGN.md's format, and the
     /// summary adds up its lines: every figure of it.
     @Test(arguments: ["fixed", "none"])

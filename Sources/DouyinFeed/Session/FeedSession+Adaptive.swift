@@ -23,7 +23,8 @@ extension FeedSession {
     /// while the link would idle.
     func beyond(_ ahead: [Int], after index: Int, state: State) -> [Int] {
         let first = (ahead.last ?? index) + 1
-        let last = min(items.count - 1, index + state.profile.configuration.spareReach)
+        // Clamped before adding: a reach of Int.max must not overflow.
+        let last = index + max(0, min(state.profile.configuration.spareReach, items.count - 1 - index))
         return first <= last ? Array(first...last) : []
     }
 

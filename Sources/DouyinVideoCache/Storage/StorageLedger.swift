@@ -132,12 +132,12 @@ final class StorageLedger: Sendable {
         }
     }
 
-    /// Whether `key` is on the books (registered and not evicted since).
     /// Whether `key` has open readers or a running download.
     func isBusy(_ key: String) -> Bool {
         books.withLock { ($0.accounts[key]?.busy ?? 0) > 0 }
     }
 
+    /// Whether `key` is on the books (registered and not evicted since).
     func isRegistered(_ key: String) -> Bool {
         books.withLock { $0.accounts[key] != nil }
     }
