@@ -16,7 +16,8 @@ import Foundation
 ///
 /// `SESSION_CELLS` (names as printed, e.g. `8/40,drop`; default all), `SESSION_SWIPES`
 /// (default 40 a trace), `SESSION_POLICIES` (default all three) and `SESSION_SPARE_REACH`
-/// (``SessionProfile/Configuration/spareReach``; 0 turns rule 5 off) change the run; `SESSION_LOG=<policy>` traces that
+/// (``SessionProfile/Configuration/spareReach``; 0 turns rule 5 off) and `SESSION_MAX_PRELOADS`
+/// (``AdaptivePlan/Configuration/maximumPreloadFetches``; 2 keeps two in flight) change the run; `SESSION_LOG=<policy>` traces that
 /// policy's decisions and views on standard error.
 enum SessionBenchmark {
     struct Cell {
@@ -138,6 +139,7 @@ enum SessionBenchmark {
                     var configuration = FeedSession.Configuration()
                     configuration.policy = policy
                     if let reach = ProcessInfo.processInfo.environment["SESSION_SPARE_REACH"].flatMap(Int.init) { configuration.profile.spareReach = reach }
+                    if let most = ProcessInfo.processInfo.environment["SESSION_MAX_PRELOADS"].flatMap(Int.init) { configuration.plan.maximumPreloadFetches = most }
                     let started = ContinuousClock.now
                     let logs = ProcessInfo.processInfo.environment["SESSION_LOG"] == policy.rawValue
                     if logs {

@@ -204,4 +204,26 @@ import Testing
         let depth = AdaptivePlan.Fetch(index: 2, url: url, range: 0..<300_000, purpose: .depth)
         #expect(AdaptivePlan.reserve(for: depth, estimate: 8_000_000) == AdaptivePlan.preloadReserve(bytes: 300_000, estimate: 8_000_000))
     }
+
+    /// Two preloads may always be in flight; a third and fourth only while what those in
+    /// flight still have to fetch is under the link's bandwidth-delay product (on 16 Mbit/s
+    /// with a 200 ms first byte, 400 KB; on 2 Mbit/s with 40 ms, 10 KB); never a fifth.
+    @Test func morePreloadsFlyOnlyWhileTheLinkWouldIdle() {
+        var plan = AdaptivePlan.Configuration()
+        plan.latency = .milliseconds(200)
+        #expect(AdaptivePlan.preloadHasRoom(count: 1, remaining: .max, estimate: 1, configuration: plan))
+        #expect(AdaptivePlan.preloadHasRoom(count: 2, remaining: 399_000, estimate: 16_000_000, configuration: plan))
+        #expect(!AdaptivePlan.preloadHasRoom(count: 2, remaining: 401_000, estimate: 16_000_000, configuration: plan))
+        #expect(AdaptivePlan.preloadHasRoom(count: 3, remaining: 1_500, estimate: 16_000_000, configuration: plan))
+        #expect(!AdaptivePlan.preloadHasRoom(count: 4, remaining: 0, estimate: 16_000_000, configuration: plan))
+        plan.latency = .milliseconds(40)
+        #expect(!AdaptivePlan.preloadHasRoom(count: 2, remaining: 11_000, estimate: 2_000_000, configuration: plan))
+        #expect(AdaptivePlan.preloadHasRoom(count: 2, remaining: 9_000, estimate: 2_000_000, configuration: plan))
+        // A maximum at or under the fixed count adds none; estimates at Int64's edges do not trap.
+        plan.maximumPreloadFetches = 2
+        #expect(!AdaptivePlan.preloadHasRoom(count: 2, remaining: 0, estimate: 16_000_000, configuration: plan))
+        plan.maximumPreloadFetches = 4
+        #expect(AdaptivePlan.preloadHasRoom(count: 2, remaining: 0, estimate: .max, configuration: plan))
+        #expect(!AdaptivePlan.preloadHasRoom(count: 2, remaining: 0, estimate: .min, configuration: plan))
+    }
 }

@@ -50,7 +50,9 @@ struct SessionLoggingTests {
             $0.message == "fetch started" && $0.metadata["index"] == failed.metadata["index"] && $0.metadata["url"] == failed.metadata["url"]
         }, "\(all.map(\.message))")
         #expect(recorder.events.contains { $0.subsystem.hasPrefix("DouyinVideoCache") && $0.message == "download started" })
-        #expect(session.statistics.failedFetches >= 1)
+        // Counted when the fetch's lane is freed, after its log line (and after its start-bytes
+        // watcher has ended): waited for, not read at once.
+        #expect(await waitUntil { session.statistics.failedFetches >= 1 })
     }
 
     @Test func noHookIsTheDefault() {

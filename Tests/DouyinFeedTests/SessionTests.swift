@@ -170,6 +170,36 @@ import Testing
 
     /// The verb prints a line a swipe and the summary, exactly in DESIGN.md's format, and the
     /// summary adds up its lines: every figure of it.
+    /// An item whose `moov` is at the end has its tail asked for while its probe still
+    /// arrives: the layout is read from the probe's first bytes (and the length its answer
+    /// gives), not after its last byte. Before, the tail's request went out one time to first
+    /// byte after the probe ended. A 1 Mbit/s link stretches the probe of item 1 (clip 1,
+    /// `moov` at the end) to over a second; no position is reported, so the session fetches
+    /// that item's start bytes only.
+    @Test func aTailMoovIsAskedForWhileTheProbeArrives() async throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let media = try await SessionMedia.generate(in: folder.appending("media"), count: 2, seconds: 3)
+        #expect(!media.clips[1].faststart)
+        let origin = try await ShapedOrigin.start(root: media.directory, rate: 1_000_000)
+        defer { origin.stop() }
+        let items = try SessionItem.items(fromFeedJSON: try media.feedJSON(base: origin.base, items: 2))
+        let session = try FeedSession(items: items, directory: folder.appending("cache"))
+        defer { session.cancel() }
+        session.show(1)
+        let url = try #require(session.gear(for: 1)).url
+        let settled = await waitUntil {
+            let transfers = session.origin.ledger.transfers.filter { $0.url == url }
+            return transfers.count >= 2 && transfers.allSatisfy { $0.lastChunk != nil }
+        }
+        let transfers = session.origin.ledger.transfers.filter { $0.url == url }
+        #expect(settled, "\(transfers)")
+        #expect(session.statistics.earlyLayouts == 1)
+        let probe = try #require(transfers.first), tail = try #require(transfers.dropFirst().first)
+        let probeEnd = try #require(probe.lastChunk)
+        #expect(tail.sent < probeEnd, "the tail's request went out \(tail.sent - probeEnd) after the probe's last byte")
+    }
+
     @Test(arguments: ["fixed", "none"])
     func verbPrintsTheDesignsLines(policy: String) async throws {
         let bed = try await Self.bed()

@@ -22,7 +22,9 @@ import Foundation
 ///    Further items get their start bytes only: they get the rest once they are the nearest.
 ///    An item whose layout is not known yet gets a probe of its first bytes. These share
 ///    the link with the playing item's top-ups, whose target is sized for that
-///    (``Configuration/linkShare``): they are played whenever the viewer goes on.
+///    (``Configuration/linkShare``): they are played whenever the viewer goes on. Up to
+///    ``Configuration/preloadFetches`` run at once, more while the link would idle
+///    (``preloadHasRoom(count:remaining:estimate:configuration:)``).
 /// 4. Then, only while bandwidth is spare (the estimate times ``Configuration/spareFraction``
 ///    above the playing gear's bitrate), the profile's depth of each window item, nearest
 ///    first, capped at the item's buffer target: a preload never holds more ahead than the
@@ -72,7 +74,13 @@ public enum AdaptivePlan {
         /// slow first byte, one at a time would idle the link between them).
         public var playingFetches = 2
         /// How many preloads may be in flight at once: 2 by default, for the same reason.
+        /// More, up to ``maximumPreloadFetches``, while those in flight leave the link idle
+        /// (``preloadHasRoom(count:remaining:estimate:configuration:)``).
         public var preloadFetches = 2
+        /// The most preloads in flight on a link whose bandwidth-delay product is larger than
+        /// what they still have to fetch: 4 by default; at or under ``preloadFetches``, never
+        /// more than that.
+        public var maximumPreloadFetches = 4
         /// The share of the estimate a refill is assumed to get (a preload may run beside it):
         /// 0.5 by default.
         public var linkShare: Double = 0.5
@@ -267,6 +275,21 @@ public enum AdaptivePlan {
     public static func reserve(for fetch: Fetch, estimate: Int64, configuration: Configuration = Configuration()) -> Duration {
         guard fetch.purpose == .depth else { return .zero }
         return preloadReserve(bytes: Int64(fetch.range.count), estimate: estimate, configuration: configuration)
+    }
+
+    /// Whether a preload may start beside `count` in flight that still have `remaining` bytes
+    /// to come: always under ``Configuration/preloadFetches``; beyond, up to
+    /// ``Configuration/maximumPreloadFetches``, only while `remaining` is under the link's
+    /// bandwidth-delay product (`estimate` bits per second over one
+    /// ``Configuration/latency``). Those bytes arrive before a new request's first byte would,
+    /// so the link would idle while it waits: on a slow first byte, short fetches (a probe,
+    /// a `moov` tail) are bound by the wait, not by the bytes, and a fixed number of them in
+    /// flight cannot keep up with a run of quick views.
+    public static func preloadHasRoom(count: Int, remaining: Int64, estimate: Int64, configuration: Configuration = Configuration()) -> Bool {
+        if count < max(1, configuration.preloadFetches) { return true }
+        guard count < configuration.maximumPreloadFetches else { return false }
+        let inFlight = Double(max(0, estimate)) / 8 * configuration.latency.inSeconds
+        return Double(max(0, remaining)) < inFlight
     }
 
     /// The start bytes (or probe) of the first item in `beyond` (the items just past the

@@ -108,7 +108,8 @@ extension FeedSession {
     /// Re-plans and starts what the rules ask for while a lane is free (each start is
     /// planned past the fetches already on their way).
     func kick() {
-        for _ in 0..<(configuration.plan.playingFetches + configuration.plan.preloadFetches) {
+        let plan = configuration.plan
+        for _ in 0..<(plan.playingFetches + max(plan.preloadFetches, plan.maximumPreloadFetches)) {
             guard startNext() else { return }
         }
     }
@@ -119,7 +120,8 @@ extension FeedSession {
         let estimate = meter.estimate
         let plan = measuredPlan()
         // Gears for window items not decided yet, chosen now: the preload's gear is the one played.
-        let snapshot = state.withLock { state -> (Int, Int, Int64?, [Int: Known], SessionProfile, [Int], [Int], playing: Int, preloads: Int, [AdaptivePlan.Fetch])? in
+        let snapshot = state.withLock { state -> (Int, Int, Int64?, [Int: Known], SessionProfile, [Int], [Int], playing: Int, preloads: [AdaptivePlan.Fetch],
+                                                  [AdaptivePlan.Fetch])? in
             guard !state.closed, let current = state.current else { return nil }
             let ahead = window(after: current, state: state, estimate: estimate, plan: plan)
             let past = beyond(ahead, after: current, state: state)
@@ -131,11 +133,12 @@ extension FeedSession {
             // An item whose fetch failed in this generation is left out until the next swipe:
             // re-planned at once, it would be asked again in a tight loop.
             let usable = state.known.filter { state.failedIn[$0.key] != state.generation }
-            return (current, state.generation, state.readPosition, usable, state.profile, ahead, past, state.playing.count, state.preloads.count,
+            return (current, state.generation, state.readPosition, usable, state.profile, ahead, past, state.playing.count, state.preloads.map(\.fetch),
                     (state.playing + state.preloads).map(\.fetch))
         }
         guard let snapshot else { return false }
-        let (current, generation, readPosition, decided, profile, ahead, past, playingCount, preloadCount, inFlight) = snapshot
+        let (current, generation, readPosition, decided, profile, ahead, past, playingCount, preloadsInFlight, inFlight) = snapshot
+        let preloadCount = preloadsInFlight.count
         let known = regear(ahead + past, decided, inFlight: inFlight, generation: generation, estimate: estimate, meanWatch: profile.meanWatch, plan: plan)
         // Planned past what is on its way: with two in flight, the second's wait for its first
         // byte overlaps the first's transfer. Admission looks at the bytes really held.
@@ -143,7 +146,10 @@ extension FeedSession {
         var next: (AdaptivePlan.Fetch, isPlaying: Bool)?
         // The preload that would come next, and what it costs the playing item: held ahead first.
         let candidates = ahead.compactMap { planItem($0, known, inFlight: inFlight) }
-        let pending = preloadCount >= max(1, plan.preloadFetches) ? nil
+        let remaining = preloadsInFlight.reduce(Int64(0)) { sum, fetch in
+            sum + videoCache.cachedRanges(for: fetch.url).missing(in: fetch.range).reduce(0) { $0 + Int64($1.count) }
+        }
+        let pending = !AdaptivePlan.preloadHasRoom(count: preloadCount, remaining: remaining, estimate: estimate, configuration: plan) ? nil
             : AdaptivePlan.preloadFetch(window: candidates, depth: profile.depth, estimate: estimate, playingBitRate: playing.gear.bitRate,
                                         configuration: plan)
             ?? AdaptivePlan.spareStartFetch(beyond: past.compactMap { planItem($0, known, inFlight: inFlight) }, estimate: estimate,
@@ -217,7 +223,11 @@ extension FeedSession {
         // Said by the fetch's own task, so it always comes before that fetch's "fetch failed".
         log(.debug, "fetch started", ["index": String(fetch.index), "purpose": "\(fetch.purpose)", "lane": lane,
                                       "range": "\(fetch.range.lowerBound)-\(fetch.range.upperBound - 1)", "url": fetch.url.absoluteString])
+        // A probe's layout is read as its first bytes land, not after its last.
+        let early = fetch.range.lowerBound == 0 && state.withLock({ $0.known[fetch.index]?.start == nil })
+            ? Task { await learnStartEarly(fetch, reader: reader) } : nil
         var failed = false
+        defer { early?.cancel() }
         do {
             try await reader.prefetch(fetch.range)
         } catch {
@@ -226,6 +236,8 @@ extension FeedSession {
             if failed { log(.notice, "fetch failed", ["index": String(fetch.index), "url": fetch.url.absoluteString, "error": "\(error)"]) }
         }
         if !failed { log(.debug, "fetch ended", ["index": String(fetch.index), "purpose": "\(fetch.purpose)", "lane": lane]) }
+        early?.cancel()
+        await early?.value
         let length = reader.knownContentInfo?.length
         var start: StartBytes?
         let needsStart = state.withLock { $0.known[fetch.index]?.start == nil }
@@ -246,6 +258,32 @@ extension FeedSession {
             state.known[fetch.index] = entry
         }
         kick()
+    }
+
+    /// Learns item `fetch.index`'s start bytes while `fetch` (its bytes from 0) still arrives:
+    /// the layout needs only the first box headers and the length, so a `moov` at the end (or
+    /// start bytes past the probe) is asked for while the probe's media still arrives, instead
+    /// of one time to first byte after its last byte. Re-plans once they are learnt; ends then,
+    /// when another fetch learnt them first, or when cancelled (at the end of `fetch`).
+    private func learnStartEarly(_ fetch: AdaptivePlan.Fetch, reader: VideoReader) async {
+        for await content in videoCache.changes(for: fetch.url) {
+            guard let gear = state.withLock({ $0.known[fetch.index].flatMap { $0.start == nil ? $0.gear : nil } }),
+                  gear.url == fetch.url else { return }
+            guard let length = content.length, content.ranges.contains(0..<min(length, 16)),
+                  let start = await Self.startBytes(of: reader, length: length, gear: gear, probe: fetch.range) else { continue }
+            let learnt = state.withLock { state -> Bool in
+                guard var entry = state.known[fetch.index], entry.gear.url == fetch.url, entry.start == nil else { return false }
+                entry.length = entry.length ?? length
+                entry.start = start
+                state.known[fetch.index] = entry
+                return true
+            }
+            if learnt {
+                state.withLock { $0.earlyLayouts += 1 }
+                kick()
+            }
+            return
+        }
     }
 
     /// The start bytes of a file from the box headers it holds; when they cannot be told but

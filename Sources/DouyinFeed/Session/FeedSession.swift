@@ -69,6 +69,9 @@ public final class FeedSession: Sendable {
         /// item is not asked again before the next ``FeedSession/show(_:)``, so an origin that
         /// fails at once costs one request per item and swipe, never a loop of them.
         public var failedFetches: Int
+        /// Items whose start bytes were learnt from the first bytes of a fetch still under way
+        /// (so their `moov` tail was asked for before that fetch ended).
+        public var earlyLayouts: Int
         /// The bandwidth estimate now, bits per second.
         public var estimate: Int64
         /// What the session has learned.
@@ -111,12 +114,13 @@ public final class FeedSession: Sendable {
         var profile: SessionProfile
         /// The playing item's fetches in flight, oldest first (at most the plan's `playingFetches`).
         var playing: [Lane] = []
-        /// The preloads in flight, oldest first (at most the plan's `preloadFetches`).
+        /// The preloads in flight, oldest first (at most the plan's `maximumPreloadFetches`).
         var preloads: [Lane] = []
         var nextID = 0
         var gearSwitches = 0
         var changeReplans = 0
         var failedFetches = 0
+        var earlyLayouts = 0
         /// Item index → the generation (swipe) in which a fetch of it failed: not planned again
         /// within that generation.
         var failedIn: [Int: Int] = [:]
@@ -234,7 +238,7 @@ public final class FeedSession: Sendable {
         let estimate = meter.estimate
         return state.withLock {
             Statistics(gearSwitches: $0.gearSwitches, changeReplans: $0.changeReplans, failedFetches: $0.failedFetches,
-                       estimate: estimate, profile: $0.profile)
+                       earlyLayouts: $0.earlyLayouts, estimate: estimate, profile: $0.profile)
         }
     }
 
