@@ -152,7 +152,8 @@ import Testing
     }
 
     /// A spare reach at Int's edge is clamped to the feed, not added to an index (which
-    /// trapped at the first `show` before). The origin refuses every connection, so the
+    /// trapped at the first `show` before); lane counts at Int's edge are not summed into an
+    /// overflow either. The origin refuses every connection, so the
     /// session's first fetch fails at once and the test waits for that.
     @Test func aSpareReachAtIntsEdgeIsClampedToTheFeed() async throws {
         let folder = try TemporaryDirectory()
@@ -161,6 +162,9 @@ import Testing
                                               duration: .seconds(3)) }
         var configuration = FeedSession.Configuration()
         configuration.profile.spareReach = .max
+        // Lane counts at Int's edge too: their sum must not overflow either.
+        configuration.plan.playingFetches = .max
+        configuration.plan.maximumPreloadFetches = .max
         let session = try FeedSession(items: items, directory: folder.appending("cache"), configuration: configuration)
         defer { session.cancel() }
         session.show(0)

@@ -109,7 +109,10 @@ extension FeedSession {
     /// planned past the fetches already on their way).
     func kick() {
         let plan = configuration.plan
-        for _ in 0..<(plan.playingFetches + max(plan.preloadFetches, plan.maximumPreloadFetches)) {
+        // Saturated: lane counts at Int's edge must not overflow the sum (nor a negative one
+        // make an invalid range).
+        let (lanes, overflow) = max(0, plan.playingFetches).addingReportingOverflow(max(0, plan.preloadFetches, plan.maximumPreloadFetches))
+        for _ in 0..<(overflow ? Int.max : lanes) {
             guard startNext() else { return }
         }
     }
@@ -227,7 +230,6 @@ extension FeedSession {
         let early = fetch.range.lowerBound == 0 && state.withLock({ $0.known[fetch.index]?.start == nil })
             ? Task { await learnStartEarly(fetch, reader: reader) } : nil
         var failed = false
-        defer { early?.cancel() }
         do {
             try await reader.prefetch(fetch.range)
         } catch {
