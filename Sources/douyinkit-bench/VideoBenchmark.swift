@@ -35,6 +35,7 @@ enum VideoBenchmark {
         try nginx.serve(body, at: "/slow/v.mp4")
         try await coldRead(nginx.url("/v.mp4"), scratch: scratch)
         try await firstChunk(nginx.url("/slow/v.mp4"), scratch: scratch)
+        try await firstChunkAfterAWait(body, scratch: scratch)
     }
 
     /// Reads all 32 MB through `reader` in 256 KB ranges.
@@ -152,31 +153,54 @@ enum VideoBenchmark {
     /// first byte: URLSession's, then the platform's default transport's own (the one the
     /// cache's origin uses; issue 35 asks ≤ 1.2× of it).
     static func firstChunk(_ url: URL, scratch: URL) async throws {
-        var run = 0
-        let cacheFirstChunk = {
-            run += 1
-            let reader = try VideoCache(directory: scratch.appendingPathComponent("c\(run)"), sizeLimit: 1 << 30).reader(for: url)
-            defer { reader.close() }
-            return try await timed {
-                for try await chunk in reader.chunks(0..<Int64(size), chunkSize: 16 * 1024) {
-                    blackHole(chunk)
-                    break
-                }
-            }
-        }
         let comparison = try await interleavedPairs(baseline: {
             try await timed { try await FirstByte.wait(for: url) }
-        }, subject: cacheFirstChunk)
+        }, subject: {
+            try await cacheFirstChunk(url, scratch: scratch)
+        })
         print("  (c) first chunk, slow origin: URLSession first byte (baseline) median \(ms(comparison.medianBaseline)) | cache first chunk median \(ms(comparison.medianSubject))")
         print("      time cache / first byte: \(comparison.summary(.time))")
+        try await againstTheTransport(url, scratch: scratch)
+    }
+
+    /// (c) with a slow first byte: the shaped origin waits 50 ms before each answer's first
+    /// byte (no rate limit), so the cache's own cost before its first chunk is seen against a
+    /// wait a real origin has, not against a loopback first byte of about a millisecond.
+    static func firstChunkAfterAWait(_ body: Data, scratch: URL) async throws {
+        let root = scratch.appendingPathComponent("shaped")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        try body.write(to: root.appendingPathComponent("v.mp4"))
+        let origin = try await ShapedOrigin.start(root: root, rate: 0, latencyMilliseconds: 50)
+        defer { origin.stop() }
+        print("  (c) the same from an origin whose first byte takes 50 ms:")
+        try await againstTheTransport(origin.base.appendingPathComponent("v.mp4"), scratch: scratch)
+    }
+
+    /// The cache's first chunk of `url` against the platform's default transport's own first
+    /// body bytes, 31 pairs (the loopback figures are about a millisecond).
+    static func againstTheTransport(_ url: URL, scratch: URL) async throws {
         let transport = HTTPTransports.platformDefault
-        // Both figures are about a millisecond on loopback, so 31 pairs, not 9, for a median
-        // that holds from run to run.
         let own = try await interleavedPairs(pairs: 31, baseline: {
             try await timed { try await firstBodyChunk(url, over: transport) }
-        }, subject: cacheFirstChunk)
+        }, subject: {
+            try await cacheFirstChunk(url, scratch: scratch)
+        })
         print("      \(type(of: transport))'s own first byte (baseline) median \(ms(own.medianBaseline)) | cache first chunk median \(ms(own.medianSubject))")
         print("      time cache / the transport's first byte: \(own.summary(.time, target: 1.20))")
+    }
+
+    /// Seconds until a fresh cache's streaming read of `url` yields its first chunk.
+    static func cacheFirstChunk(_ url: URL, scratch: URL) async throws -> Double {
+        let directory = scratch.appendingPathComponent("c-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let reader = try VideoCache(directory: directory, sizeLimit: 1 << 30).reader(for: url)
+        defer { reader.close() }
+        return try await timed {
+            for try await chunk in reader.chunks(0..<Int64(size), chunkSize: 16 * 1024) {
+                blackHole(chunk)
+                break
+            }
+        }
     }
 
     /// Waits for the first body bytes of `url` over `transport`, then ends the transfer.
