@@ -29,7 +29,7 @@ enum TransportBenchmark {
         try await heldAnswer(slow, curl: curl, urlSession: urlSession)
         try await trickle(slow, curl: curl, urlSession: urlSession)
         let nginx = try await NginxOrigin.start()
-        let body = Data((0..<(64 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 2654435761 >> 7) })
+        let body = patterned(64 << 20)
         try nginx.serve(body, at: "/64.bin")
         try nginx.serve(body.prefix(32 << 20), at: "/32.mp4")
         try await fullSpeed(nginx.url("/64.bin"), bytes: body.count, curl: curl, urlSession: urlSession)
@@ -42,7 +42,7 @@ enum TransportBenchmark {
     static func coldOnly() async throws {
         print("transport (c) alone: a cold 32 MB read through the video cache; interleaved pairs")
         let nginx = try await NginxOrigin.start()
-        let body = Data((0..<(32 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 2654435761 >> 7) })
+        let body = patterned(32 << 20)
         try nginx.serve(body, at: "/32.mp4")
         if let loops = Int(ProcessInfo.processInfo.environment["DOUYIN_BENCH_PROFILE_LOOPS"] ?? "") {
             let url = nginx.url("/32.mp4")
@@ -58,6 +58,11 @@ enum TransportBenchmark {
             return
         }
         try await coldVideo(nginx.url("/32.mp4"), bytes: 32 << 20)
+    }
+
+    /// `count` bytes of a fixed arithmetic pattern, the same in every run (what nginx serves here).
+    static func patterned(_ count: Int) -> Data {
+        Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 2654435761 >> 7) })
     }
 
     /// (a) CPU while a loopback server holds the request unanswered.
