@@ -47,7 +47,7 @@ public enum Tool {
             return try await process.runCapturingOutput(timeLimit: timeLimit)
         }
         let watcher = stacks.withLock { $0 }
-        watcher?.cancel()
+        watched.ended.signal()
         var stderr = String(decoding: errors, as: UTF8.self)
         if process.terminationReason == .uncaughtSignal {
             stderr += "\n[the harness: ended by signal \(process.terminationStatus); time limit \(timeLimit)]"
@@ -61,22 +61,38 @@ public enum Tool {
     /// A child the harness may look into before its time limit ends it.
     private struct WatchedProcess: @unchecked Sendable {
         // @unchecked: only `isRunning` and `processIdentifier` are read, which Process
-        // allows from any thread.
+        // allows from any thread; DispatchSemaphore is thread-safe.
         let process: Process
+        /// Signalled once the child has ended, so the watching thread stops waiting.
+        let ended = DispatchSemaphore(value: 0)
 
         /// Every thread's stack of a child still running after `wait` (gdb attaches for a
-        /// moment), when gdb is installed; `nil` when the child ended first, the wait was
-        /// cancelled, or there is no gdb. Why: a hang that only a loaded CI machine shows
-        /// otherwise leaves nothing but "ended by signal 15" and the buffered output.
+        /// moment), when gdb is installed; `nil` when the child ended first or there is no
+        /// gdb. Why: a hang that only a loaded CI machine shows otherwise leaves nothing but
+        /// "ended by signal 15" and the buffered output. The wait and the look run on a thread
+        /// of their own, not in Swift's cooperative pool: a whole-suite run under Thread
+        /// Sanitizer has starved that pool long enough for a look timed 2 s after the start
+        /// to come after a 30 s child had ended.
         func stacksIfStillRunning(after wait: Duration) async -> String? {
             let gdb = "/usr/bin/gdb"
-            guard wait > .zero, (try? await Task.sleep(for: wait)) != nil, process.isRunning,
-                  FileManager.default.isExecutableFile(atPath: gdb) else { return nil }
-            let dump = Process()
-            dump.executableURL = URL(fileURLWithPath: gdb)
-            dump.arguments = ["-p", String(process.processIdentifier), "-batch", "-ex", "thread apply all bt 40"]
-            guard let (output, errors) = try? await dump.runCapturingOutput(timeLimit: .seconds(20)) else { return nil }
-            return String(decoding: output + errors, as: UTF8.self)
+            guard wait > .zero, FileManager.default.isExecutableFile(atPath: gdb) else { return nil }
+            let (process, ended) = (process, ended)
+            let dump = try? await onNewThread(named: "DouyinTestSupport.stacks") { () -> String? in
+                guard ended.wait(timeout: .now() + wait.inSeconds) == .timedOut, process.isRunning else { return nil }
+                let dump = Process()
+                // At most 20 s, however loaded the machine.
+                dump.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+                dump.arguments = ["20", gdb, "-p", String(process.processIdentifier), "-batch", "-ex", "thread apply all bt 40"]
+                let pipe = Pipe()
+                dump.standardOutput = pipe
+                dump.standardError = pipe
+                dump.standardInput = FileHandle.nullDevice
+                try dump.run()
+                let output = pipe.fileHandleForReading.readDataToEndOfFile()
+                dump.waitUntilExit()
+                return String(decoding: output, as: UTF8.self)
+            }
+            return dump ?? nil
         }
     }
 
