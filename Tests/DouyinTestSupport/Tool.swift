@@ -41,10 +41,17 @@ public enum Tool {
         let watched = WatchedProcess(process: process)
         let stacks = LockedBox<Task<String?, Never>?>(nil)
         // A slot of eight: see ChildSlots for why the test process must not start a hundred.
-        let (output, errors) = try await ChildSlots.shared.withSlot {
-            // Timed from here, not from the wait for a slot, which the child's limit does not count.
-            stacks.withLock { $0 = Task.detached { await watched.stacksIfStillRunning(after: timeLimit - stacksBefore) } }
-            return try await process.runCapturingOutput(timeLimit: timeLimit)
+        let output: Data, errors: Data
+        do {
+            (output, errors) = try await ChildSlots.shared.withSlot {
+                // Timed from here, not from the wait for a slot, which the child's limit does not count.
+                stacks.withLock { $0 = Task.detached { await watched.stacksIfStillRunning(after: timeLimit - stacksBefore) } }
+                return try await process.runCapturingOutput(timeLimit: timeLimit)
+            }
+        } catch {
+            // A child that could not start: its watching thread must not wait out the limit.
+            watched.ended.signal()
+            throw error
         }
         let watcher = stacks.withLock { $0 }
         watched.ended.signal()
