@@ -68,23 +68,28 @@ package struct FileIO: Sendable {
 
     /// Reads up to `count` bytes at `offset`; fewer only when the file ends first.
     package func read(_ count: Int, from descriptor: Int32, at offset: Int64) throws(SystemError) -> Data {
-        var data = Data(count: count)
-        let result: (got: Int, failure: SystemError?) = data.withUnsafeMutableBytes { raw in
-            var done = 0
-            while done < count {
-                let got = syscalls.pread(descriptor, raw.baseAddress! + done, count - done, off_t(offset) + off_t(done))
-                if got < 0 {
-                    if errno == EINTR { continue }
-                    return (done, SystemError(call: "pread", code: errno))
-                }
-                if got == 0 { break }
-                done += got
+        guard count > 0 else { return Data() }
+        // Room the kernel fills, not zeroed first (`Data(count:)` would write every byte once
+        // more); a short read hands back only what was read.
+        guard let room = malloc(count) else { throw SystemError(call: "malloc", code: ENOMEM) }
+        var done = 0
+        while done < count {
+            let got = syscalls.pread(descriptor, room + done, count - done, off_t(offset) + off_t(done))
+            if got < 0 {
+                if errno == EINTR { continue }
+                let failure = SystemError(call: "pread", code: errno)
+                free(room)
+                throw failure
             }
-            return (done, nil)
+            if got == 0 { break }
+            done += got
         }
-        if let failure = result.failure { throw failure }
-        if result.got < count { data.removeSubrange(result.got...) }
-        return data
+        if done < count / 2 {
+            // Mostly unused room is not kept alive behind a short answer.
+            defer { free(room) }
+            return Data(bytes: room, count: done)
+        }
+        return Data(bytesNoCopy: room, count: done, deallocator: .free)
     }
 
     /// Flushes a descriptor's written bytes to stable storage.

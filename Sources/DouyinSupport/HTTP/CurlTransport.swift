@@ -33,6 +33,9 @@ package final class CurlTransport: HTTPTransport {
         }
     }
 
+    /// The most body bytes one network read hands over: 128 KiB (libcurl's own default is 16 KiB).
+    static let receiveBufferSize = 128 * 1024
+
     /// The process's default instance (``HTTPTransports/platformDefault`` on Linux).
     package static let shared = CurlTransport()
 

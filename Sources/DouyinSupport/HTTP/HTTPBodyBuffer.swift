@@ -29,6 +29,12 @@ package final class HTTPBodyBuffer: Sendable {
         /// Whether the reader has been handed the end (`nil` or the failure).
         var endRead = false
         var waiter: CheckedContinuation<HTTPBodyChunk?, any Error>?
+
+        /// Joins `data` to the bytes held; into an empty buffer without a copy (the usual case
+        /// for a reader that keeps up).
+        mutating func hold(_ data: Data) {
+            if pending.isEmpty { pending = data } else { pending.append(data) }
+        }
     }
 
     private let state = LockedBox(State())
@@ -57,7 +63,7 @@ package final class HTTPBodyBuffer: Sendable {
                 state.paused = true
                 return (.full, nil)
             }
-            state.pending.append(data)
+            state.hold(data)
             state.arrival = arrival
             return (.taken, nil)
         }
@@ -74,7 +80,7 @@ package final class HTTPBodyBuffer: Sendable {
                 state.waiter = nil
                 return (true, false, waiter)
             }
-            state.pending.append(data)
+            state.hold(data)
             state.arrival = arrival
             return (true, state.pending.count > limit, nil)
         }
