@@ -19,6 +19,8 @@ import Foundation
 ///   requested in one call all show before any of them animates.
 /// - Frames of one request are decoded in order, one at a time (each from the canvas before
 ///   it), and delivered in order.
+/// - Later frames take turns in runs: up to eight of one request in a row (its canvas is
+///   still in the core's cache), then the next request's.
 /// - Frames waiting in streams count against ``Configuration-swift.struct/memoryBudget``: a stream decodes ahead only
 ///   while the frames held by all streams stay within it, and always at least one frame, so
 ///   a long animation plays by decoding a few frames ahead rather than holding them all.

@@ -75,6 +75,39 @@ struct DecodeQueuesTests {
         #expect(queues.statistics.peakConcurrentDecodes >= 1)
     }
 
+    @Test func laterFramesTakeTurnsInRunsOfEightOfOneAnimation() async throws {
+        // One decode at a time, so the order is the schedule's alone.
+        // Covers of 9 frames and 6, and a 200-frame animation between them (runs cut short).
+        let animations = try twentyFourCovers().prefix(12) + [WebPAnimation(data: Fixtures.data("webp/long-200.webp"))]
+            + twentyFourCovers().prefix(12)
+        let queues = try WebPDecodeQueues(configuration: .init(maxConcurrentDecodes: 1))
+        let log = DeliveryLog()
+        _ = queues.decode(Array(animations), onFrame: { log.frame($0, $1) }, onEnd: { log.end($0, $1) })
+        await log.waitForEnds(animations.count)
+        let later = log.delivered.filter { $0.frame > 0 }.map(\.request)
+        // The lengths of the runs of one request in a row, in delivery order.
+        var runs: [(request: Int, length: Int)] = []
+        for request in later {
+            if runs.last?.request == request { runs[runs.count - 1].length += 1 } else { runs.append((request, 1)) }
+        }
+        var left = animations.map { $0.frames.count - 1 }
+        for run in runs {
+            // Each run is eight frames, or what its animation had left; longer only once no
+            // other animation has a frame left (its runs then follow each other).
+            let othersDone = left.indices.allSatisfy { $0 == run.request || left[$0] == 0 }
+            #expect(run.length == min(8, left[run.request]) || (othersDone && run.length == left[run.request]),
+                    "request \(run.request): \(run.length) in a row with \(left[run.request]) left")
+            left[run.request] -= run.length
+        }
+        #expect(left.allSatisfy { $0 == 0 })
+        // The first turns go in request order: every animation starts moving soon.
+        let firstTurns = runs.reduce(into: [Int]()) { seen, run in if !seen.contains(run.request) { seen.append(run.request) } }
+        #expect(firstTurns == animations.indices.filter { animations[$0].frames.count > 1 })
+        // The long one took turns with the covers in runs of 8 while they had frames left.
+        let longRuns = runs.filter { $0.request == 12 }.map(\.length)
+        #expect(longRuns.count >= 2 && longRuns.dropLast().allSatisfy { $0 == 8 }, "\(longRuns)")
+    }
+
     @Test func aBatchOfStreamsDeliversFirstFramesFirstAndTheRightPixels() async throws {
         let animations = try twentyFourCovers()
         let queues = try WebPDecodeQueues(configuration: .init(maxConcurrentDecodes: 3))
