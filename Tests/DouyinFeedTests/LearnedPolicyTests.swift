@@ -205,6 +205,46 @@ import Testing
         #expect(AdaptivePlan.reserve(for: depth, estimate: 8_000_000) == AdaptivePlan.preloadReserve(bytes: 300_000, estimate: 8_000_000))
     }
 
+    /// A window item's probe, start bytes or lead may start before the playing item holds its
+    /// target only while its top-ups on their way cover the target and everything in flight
+    /// has less to come than the link's bandwidth-delay product (4 Mbit/s over 200 ms: 100 KB).
+    @Test func startBytesGoBesideTopUpsOnlyWhileTheLinkWaits() {
+        var plan = AdaptivePlan.Configuration()
+        plan.latency = .milliseconds(200)
+        let estimate: Int64 = 4_000_000
+        let gear = Gear(url: URL(string: "http://o.test/0.mp4")!, bitRate: 1_200_000)
+        let target = gear.bytes(for: AdaptivePlan.bufferTarget(for: gear, estimate: estimate, configuration: plan))
+        let start = StartBytes(head: 0..<160_000, tail: nil)
+        // Held and on their way: up to the target; held alone: short of it.
+        let planned = AdaptivePlan.Item(index: 0, gear: gear, length: 1_500_000, start: start, held: ByteRangeSet([0..<(160_000 + target)]))
+        let short = AdaptivePlan.Item(index: 0, gear: gear, length: 1_500_000, start: start, held: ByteRangeSet([0..<(160_000 + target - 1)]))
+        let url = URL(string: "http://o.test/1.mp4")!
+        func fetch(_ purpose: AdaptivePlan.Purpose) -> AdaptivePlan.Fetch { AdaptivePlan.Fetch(index: 1, url: url, range: 0..<180_000, purpose: purpose) }
+        for purpose in [AdaptivePlan.Purpose.probe, .start, .lead] {
+            #expect(AdaptivePlan.admitsStartBesideTopUps(fetch(purpose), playing: planned, readPosition: 160_000, estimate: estimate,
+                                                         remaining: 99_000, configuration: plan), "\(purpose)")
+            #expect(!AdaptivePlan.admitsStartBesideTopUps(fetch(purpose), playing: planned, readPosition: 160_000, estimate: estimate,
+                                                          remaining: 101_000, configuration: plan), "\(purpose): the link is busy")
+            #expect(!AdaptivePlan.admitsStartBesideTopUps(fetch(purpose), playing: short, readPosition: 160_000, estimate: estimate,
+                                                          remaining: 0, configuration: plan), "\(purpose): the top-ups fall short of the target")
+            #expect(!AdaptivePlan.admitsStartBesideTopUps(fetch(purpose), playing: planned, readPosition: nil, estimate: estimate,
+                                                          remaining: 0, configuration: plan), "\(purpose): not started")
+        }
+        for purpose in [AdaptivePlan.Purpose.depth, .playing, .playingStart] {
+            #expect(!AdaptivePlan.admitsStartBesideTopUps(fetch(purpose), playing: planned, readPosition: 160_000, estimate: estimate,
+                                                          remaining: 0, configuration: plan), "\(purpose) never")
+        }
+        // A faster first byte leaves less to wait through: at 40 ms, 20 KB.
+        plan.latency = .milliseconds(40)
+        #expect(!AdaptivePlan.admitsStartBesideTopUps(fetch(.probe), playing: planned, readPosition: 160_000, estimate: estimate,
+                                                      remaining: 21_000, configuration: plan))
+        // Values at Int64's edges do not trap.
+        #expect(!AdaptivePlan.admitsStartBesideTopUps(fetch(.probe), playing: planned, readPosition: 160_000, estimate: .min,
+                                                      remaining: .max, configuration: plan))
+        #expect(!AdaptivePlan.admitsStartBesideTopUps(fetch(.probe), playing: planned, readPosition: .max, estimate: .max,
+                                                      remaining: .max, configuration: plan))
+    }
+
     /// Two preloads may always be in flight; a third and fourth only while what those in
     /// flight still have to fetch is under the link's bandwidth-delay product (on 16 Mbit/s
     /// with a 200 ms first byte, 400 KB; on 2 Mbit/s with 40 ms, 10 KB); never a fifth.

@@ -15,7 +15,9 @@ import Foundation
 ///    ``Configuration/minAhead`` nor over ``Configuration/playAhead``. What is ahead at a
 ///    swipe is never played, so it holds no more than that.
 /// 2. Nothing else while the playing item holds less than its target ahead (and is not held
-///    to its end).
+///    to its end) — but a window item's start bytes, probe or lead while its top-ups on their
+///    way cover the target and the link would idle waiting for their first bytes
+///    (``admitsStartBesideTopUps(_:playing:readPosition:estimate:remaining:configuration:)``).
 /// 3. Then the start bytes of each item in the window, nearest first; the nearest's buffer
 ///    target of media beyond them right after its own (the read position starts at the end of
 ///    the start bytes, so without it the first top-up's round trip would stall the start).
@@ -288,8 +290,30 @@ public enum AdaptivePlan {
     public static func preloadHasRoom(count: Int, remaining: Int64, estimate: Int64, configuration: Configuration = Configuration()) -> Bool {
         if count < max(1, configuration.preloadFetches) { return true }
         guard count < configuration.maximumPreloadFetches else { return false }
-        let inFlight = Double(max(0, estimate)) / 8 * configuration.latency.inSeconds
-        return Double(max(0, remaining)) < inFlight
+        return Double(max(0, remaining)) < bandwidthDelayBytes(estimate: estimate, configuration: configuration)
+    }
+
+    /// Whether `fetch`, a window item's probe, start bytes or lead, may start before the
+    /// playing item holds its buffer target: the playing item's top-ups on their way cover
+    /// the target (`planned` counts them as held, `readPosition` is `nil` before playback
+    /// started: then never), and every fetch in flight has fewer bytes still to come
+    /// (`remaining`) than the link's bandwidth-delay product (`estimate` bits per second over
+    /// one ``Configuration/latency``). Those fetches then mostly wait for first bytes, and the
+    /// link would idle through the wait. On a link whose first byte is slow, a top-up holds
+    /// the playing item under its target for one time to first byte after another, and a run
+    /// of views shorter than that would otherwise never let a start byte through. The
+    /// playing item's target is sized for sharing the link (``Configuration/linkShare``);
+    /// depth never starts this way (it waits for the playing item to hold its reserve).
+    public static func admitsStartBesideTopUps(_ fetch: Fetch, playing planned: Item, readPosition: Int64?, estimate: Int64,
+                                               remaining: Int64, configuration: Configuration = Configuration()) -> Bool {
+        guard fetch.purpose == .probe || fetch.purpose == .start || fetch.purpose == .lead,
+              admitsPreload(planned, readPosition: readPosition, estimate: estimate, configuration: configuration) else { return false }
+        return Double(max(0, remaining)) < bandwidthDelayBytes(estimate: estimate, configuration: configuration)
+    }
+
+    /// The bytes a link of `estimate` bits per second carries in one ``Configuration/latency``.
+    private static func bandwidthDelayBytes(estimate: Int64, configuration: Configuration) -> Double {
+        Double(max(0, estimate)) / 8 * configuration.latency.inSeconds
     }
 
     /// The start bytes (or probe) of the first item in `beyond` (the items just past the

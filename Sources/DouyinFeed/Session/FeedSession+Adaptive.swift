@@ -149,9 +149,12 @@ extension FeedSession {
         var next: (AdaptivePlan.Fetch, isPlaying: Bool)?
         // The preload that would come next, and what it costs the playing item: held ahead first.
         let candidates = ahead.compactMap { planItem($0, known, inFlight: inFlight) }
-        let remaining = preloadsInFlight.reduce(Int64(0)) { sum, fetch in
-            sum + videoCache.cachedRanges(for: fetch.url).missing(in: fetch.range).reduce(0) { $0 + Int64($1.count) }
+        func stillToCome(_ fetches: [AdaptivePlan.Fetch]) -> Int64 {
+            fetches.reduce(Int64(0)) { sum, fetch in
+                sum + videoCache.cachedRanges(for: fetch.url).missing(in: fetch.range).reduce(0) { $0 + Int64($1.count) }
+            }
         }
+        let remaining = stillToCome(preloadsInFlight)
         let pending = !AdaptivePlan.preloadHasRoom(count: preloadCount, remaining: remaining, estimate: estimate, configuration: plan) ? nil
             : AdaptivePlan.preloadFetch(window: candidates, depth: profile.depth, estimate: estimate, playingBitRate: playing.gear.bitRate,
                                         configuration: plan)
@@ -163,7 +166,9 @@ extension FeedSession {
         if let needed = AdaptivePlan.playingFetch(planned, readPosition: readPosition, estimate: estimate, reserve: reserve, configuration: plan) {
             if playingCount < max(1, plan.playingFetches) { next = (needed, true) }
         } else if let pending,
-                  AdaptivePlan.admitsPreload(playing, readPosition: readPosition, estimate: estimate, reserve: reserve, configuration: plan) {
+                  AdaptivePlan.admitsPreload(playing, readPosition: readPosition, estimate: estimate, reserve: reserve, configuration: plan)
+                    || AdaptivePlan.admitsStartBesideTopUps(pending, playing: planned, readPosition: readPosition, estimate: estimate,
+                                                            remaining: stillToCome(inFlight), configuration: plan) {
             next = (pending, false)
         }
         guard let next else { return false }
