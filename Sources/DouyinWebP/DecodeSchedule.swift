@@ -65,9 +65,10 @@ struct DecodeSchedule {
     /// each frame is composited onto the one before, so the next frame of the same animation
     /// finds its canvas still in the core's cache, where the next animation's is cold. With
     /// one decode at a time, every frame of 24 eight-frame covers took 1.15× a plain loop's
-    /// time taking turns frame by frame, 1.12× in runs of 4, 1.05× in runs of 8 (medians of
-    /// 6–12 runs of `douyinkit-bench webp-queues`). The cost: with 24 such covers on two
-    /// cores, the last one's second frame comes about 0.2 s after its first, not 30 ms.
+    /// time taking turns frame by frame, 1.12× in runs of 4, 1.04–1.07× in runs of 8 (medians
+    /// of 3–15 runs of `douyinkit-bench webp-queues`, BENCHMARKS.md "Session 16"). The cost:
+    /// with 24 such covers on two cores, the last one's second frame comes about 0.2 s after
+    /// its first, not 30 ms.
     static let laterFrameRun = 8
 
     private var requests: [Int: RequestState] = [:]
