@@ -91,6 +91,24 @@ struct FileIOTests {
         #expect(try files.status(descriptor).st_size == 0)
     }
 
+    /// A read asks for room of its whole count before the kernel fills it: a short read at the
+    /// end returns exactly what was read, whether most of the room was used or not; zero bytes
+    /// is empty. (A count no memory can hold throws `malloc`'s ENOMEM; not asserted here, as a
+    /// sanitizer's allocator ends the process on such a request instead of returning nil.)
+    @Test func shortReadsKeepOnlyTheirBytes() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let files = FileIO()
+        let descriptor = try files.open(directory.appending("small").path, flags: O_RDWR | O_CREAT)
+        defer { files.close(descriptor) }
+        let body = Data((0..<1000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        try files.write(body, to: descriptor, at: 0)
+        #expect(try files.read(1 << 20, from: descriptor, at: 0) == body, "under half the room used: copied out")
+        #expect(try files.read(1500, from: descriptor, at: 0) == body, "most of the room used: kept")
+        #expect(try files.read(0, from: descriptor, at: 0).isEmpty)
+        #expect(try files.read(10, from: descriptor, at: 5000).isEmpty, "past the end")
+    }
+
     /// A symlink, a directory or a FIFO where a cache file should be is refused, never followed
     /// or blocked on; writing a new file never goes through a planted symlink.
     @Test func plantedSymlinksDirectoriesAndFIFOsAreRefused() throws {
