@@ -48,8 +48,12 @@ let package = Package(
         // Internal: the one lock box, async Operation state, MD5, CRC32C, the POSIX file layer
         // with its fault seam, the HTTP transport seam (libcurl on Linux, URLSession). No product, never re-exported; `package` access.
         // The HTTP transport seam lives here too: on Linux over libcurl's multi interface (CCurl).
-        .target(name: "DouyinSupport", dependencies: ["CDouyinCRC32C", .target(name: "CCurl", condition: .when(platforms: [.linux]))],
+        .target(name: "DouyinSupport", dependencies: ["CDouyinCRC32C", .target(name: "CCurl", condition: .when(platforms: [.linux])),
+                                                      .target(name: "CEpoll", condition: .when(platforms: [.linux]))],
                 swiftSettings: swiftSettings),
+        // epoll(7) for the proxy's socket loop on Linux (the C library's own header; nothing to
+        // link); other platforms wait in poll(2).
+        .systemLibrary(name: "CEpoll"),
         // libcurl (Debian libcurl4-openssl-dev) for the HTTP transport on Linux; Apple platforms
         // use URLSession and never link it.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),

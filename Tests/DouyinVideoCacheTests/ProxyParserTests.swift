@@ -1,3 +1,4 @@
+import DouyinTestSupport
 import DouyinVideoCache
 import Foundation
 import Testing
@@ -164,6 +165,37 @@ struct ProxyParserTests {
         #expect(status(route(ProxyRoute.path(for: URL(string: "ftp://example.com/v.mp4")!, token: "tok"))) == 400)
         #expect(status(route(ProxyRoute.path(for: URL(string: "file:///etc/passwd")!, token: "tok"))) == 400)
         #expect(status(route("/tok/http:%2F%2Fexample.com/v.mp4")) == 400)
+    }
+
+    /// The proxy decodes its path on bytes (`ProxyRoute.decode`), to exactly the bytes escaped
+    /// when they are UTF-8 and to nothing otherwise: on seeded byte strings (valid UTF-8,
+    /// broken sequences, surrogates, overlong forms) escaped in either hex case and mixed with
+    /// bare text. Where the bytes are UTF-8, Foundation's `removingPercentEncoding`, which it
+    /// replaced, agrees; where they are not, Foundation on Linux sometimes repairs them to
+    /// U+FFFD (`%00%A9`) and sometimes refuses (`%A9`): the proxy always refuses.
+    @Test func percentDecodingGivesTheEscapedBytesWhenTheyAreUTF8() {
+        var generator = SeededRandom(seed: 0x9E_C0DE)
+        let fragments: [[UInt8]] = [Array("a/?~ Z".utf8), Array("é".utf8), Array("😀".utf8), [0xC3], [0xA9], [0xED, 0xA0, 0x80], [0xC0, 0x80], [0xFF], [0]]
+        for _ in 0..<5_000 {
+            var bytes: [UInt8] = []
+            for _ in 0..<Int(generator.next() % 5) {
+                bytes += generator.next() % 3 == 0 ? [UInt8(truncatingIfNeeded: generator.next())] : fragments[Int(generator.next() % UInt64(fragments.count))]
+            }
+            var text = ""
+            for byte in bytes {
+                let bare = (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                text += bare && generator.next() % 2 == 0 ? String(UnicodeScalar(byte)) : String(format: generator.next() % 2 == 0 ? "%%%02X" : "%%%02x", byte)
+            }
+            let expected = String(validating: bytes, as: UTF8.self)
+            #expect(ProxyRoute.decode(Substring(text)) == expected, "\(bytes)")
+            if let expected, !expected.hasPrefix("\u{FEFF}") {
+                #expect(text.removingPercentEncoding == expected, "\(bytes)")
+            }
+        }
+        for malformed in ["%", "%2", "a%zz", "%4G", "%%41", "abc%"] {
+            #expect(ProxyRoute.decode(Substring(malformed)) == nil, "\(malformed)")
+            #expect(malformed.removingPercentEncoding == nil, "\(malformed)")
+        }
     }
 
     func status(_ route: ProxyRoute) -> Int? {

@@ -28,15 +28,21 @@ package final class TCPConnection: Sendable {
     /// - Throws: ``SocketError/timedOut`` when nothing arrived by `deadline` (`nil`: none),
     ///   ``SocketError/closed``, a failed `recv` (`ECONNRESET`), `CancellationError`.
     package func receive(maxCount: Int, deadline: ContinuousClock.Instant?) async throws -> [UInt8] {
-        var buffer = [UInt8](repeating: 0, count: maxCount)
         while true {
             guard !closed.withLock({ $0 }) else { throw SocketError.closed }
-            let count = recv(fd, &buffer, maxCount, 0)
-            if count >= 0 { return Array(buffer[0..<count]) }
-            switch errno {
+            // Received straight into the result, uninitialised room and no copy after: a
+            // proxy calls this twice per request (the first finds nothing yet).
+            var (count, code): (Int, Int32) = (0, 0)
+            let bytes = [UInt8](unsafeUninitializedCapacity: maxCount) { room, initialized in
+                count = recv(fd, room.baseAddress, maxCount, 0)
+                code = errno
+                initialized = max(0, count)
+            }
+            if count >= 0 { return bytes }
+            switch code {
             case EINTR: continue
             case EAGAIN, EWOULDBLOCK: try await loop.wait(for: Int16(POLLIN), on: fd, deadline: deadline)
-            default: throw SocketError.lastError("recv")
+            default: throw SocketError.system(SystemError(call: "recv", code: code))
             }
         }
     }

@@ -74,17 +74,18 @@ extension ResourceEntry {
             let (snapshot, blocks) = guarded.state.indexSnapshot(url: url.absoluteString, dataFileName: dataFileName)
             return (file, snapshot, blocks)
         }) else { return nil }
-        let held = Set(EntryState.blocks(of: snapshot.ranges))
-        var metadata = snapshot
-        metadata.checksums = metadata.checksums.filter { held.contains($0.key) }
         // Nothing to sum and the same index as on disk: no fsync, no rewrite. Nor when only the
         // access time moved, by less than ``accessTimeSlack``: a proxy closes a reader after
         // every answer, and an index write is three fsyncs and a JSON encode (14 % of the
         // proxy's CPU under 8 range readers); a restart's LRU order is kept to the minute.
-        if blocks.isEmpty, var onDisk = books.onDisk, abs(metadata.lastAccess - onDisk.lastAccess) < Self.accessTimeSlack {
-            onDisk.lastAccess = metadata.lastAccess
-            if metadata == onDisk { return nil }
-        }
+        // The snapshot is compared as it is first: the index on disk holds checksums of held
+        // blocks only, so when they are equal the filtering below (a set of every held block)
+        // is not needed; it was 5 % of the proxy's CPU per answer.
+        if blocks.isEmpty, Self.isUnchanged(snapshot, since: books.onDisk) { return nil }
+        let held = Set(EntryState.blocks(of: snapshot.ranges))
+        var metadata = snapshot
+        metadata.checksums = metadata.checksums.filter { held.contains($0.key) }
+        if blocks.isEmpty, Self.isUnchanged(metadata, since: books.onDisk) { return nil }
         // The changed blocks are summed from the file outside the entry lock: under
         // `persistLock` no drop can happen meanwhile, and new bytes only fill holes.
         var sums: [Int64: UInt32?] = [:]
@@ -121,6 +122,14 @@ extension ResourceEntry {
         books.onDisk = metadata
         books.writes += 1
         return nil
+    }
+
+    /// Whether `metadata` says what the index on disk says, but for an access time less than
+    /// ``accessTimeSlack`` apart; `false` when no index was written or loaded.
+    private static func isUnchanged(_ metadata: ResourceMetadata, since onDisk: ResourceMetadata?) -> Bool {
+        guard var onDisk, abs(metadata.lastAccess - onDisk.lastAccess) < accessTimeSlack else { return false }
+        onDisk.lastAccess = metadata.lastAccess
+        return metadata == onDisk
     }
 
     /// The bytes of `wanted` (none when `needsBytes` is false: a prefetch), after checking the

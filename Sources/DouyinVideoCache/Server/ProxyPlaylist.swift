@@ -7,7 +7,7 @@ package enum ProxyPlaylist {
     /// `application/vnd.apple.mpegurl` or `application/x-mpegurl` (case-insensitive,
     /// parameters ignored), or its path ends in `.m3u8`.
     package static func isPlaylist(mimeType: String?, url: URL) -> Bool {
-        let type = (mimeType ?? "").split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        let type = (mimeType ?? "").split(separator: ";").first.map { $0.trimmingWhitespace().lowercased() } ?? ""
         return type == "application/vnd.apple.mpegurl" || type == "application/x-mpegurl" || url.path.lowercased().hasSuffix(".m3u8")
     }
 

@@ -29,7 +29,7 @@ package enum ProxyRoute: Sendable, Hashable {
             return
         }
         let segment = head.target.dropFirst(prefix.count)
-        guard !segment.contains("/"), !segment.contains("?"), let decoded = segment.removingPercentEncoding,
+        guard !segment.utf8.contains(UInt8(ascii: "/")), !segment.utf8.contains(UInt8(ascii: "?")), let decoded = Self.decode(segment),
               let url = URL(string: decoded), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
               url.host != nil else {
             self = .refuse(status: 400, reason: "the path is not one percent-encoded http(s) URL")
@@ -42,6 +42,34 @@ package enum ProxyRoute: Sendable, Hashable {
     /// segment, every byte but RFC 3986's unreserved characters percent-encoded.
     package static func path(for url: URL, token: String) -> String {
         "/\(token)/" + encode(url.absoluteString)
+    }
+
+    /// `text` with each `%XX` replaced by its byte; `nil` when a `%` is not followed by two hex
+    /// digits or the bytes are not UTF-8. It replaced Foundation's `removingPercentEncoding` on
+    /// the proxy's path (that one bridged through `NSString` for every request, and on Linux
+    /// repairs some invalid sequences to U+FFFD where this refuses them all).
+    package static func decode(_ text: Substring) -> String? {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        var iterator = text.utf8.makeIterator()
+        while let byte = iterator.next() {
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
+            }
+            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 
     /// `text` with every byte but `A-Z a-z 0-9 - . _ ~` as `%XX`.

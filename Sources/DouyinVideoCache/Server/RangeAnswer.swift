@@ -18,8 +18,10 @@ package enum RangeAnswer: Sendable, Hashable {
             self = .whole
             return
         }
-        let trimmed = header.trimmingCharacters(in: [" ", "\t"])
-        guard trimmed.lowercased().hasPrefix("bytes=") else {
+        // On the field's bytes: the proxy parses one per answer, and Foundation's trimming
+        // bridged each through NSString.
+        let trimmed = Substring(header).trimmingWhitespace()
+        guard trimmed.prefix(6).lowercased() == "bytes=" else {
             self = .whole
             return
         }
@@ -28,9 +30,8 @@ package enum RangeAnswer: Sendable, Hashable {
             self = .whole
             return
         }
-        let spec = specs[0].trimmingCharacters(in: [" ", "\t"])
-        let sides = spec.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
-        guard sides.count == 2, sides[0].allSatisfy(\.isASCIIDigit), sides[1].allSatisfy(\.isASCIIDigit) else {
+        let sides = specs[0].trimmingWhitespace().split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+        guard sides.count == 2, sides.allSatisfy({ $0.utf8.allSatisfy { (48...57).contains($0) } }) else {
             self = .whole
             return
         }
@@ -70,8 +71,4 @@ extension RangeAnswer {
         default: return nil
         }
     }
-}
-
-extension Character {
-    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
 }

@@ -65,7 +65,9 @@ public final class VideoProxyServer: Sendable {
             throw .listen(port: configuration.port, call: failure.call, errno: failure.code)
         }
         let token = Self.makeToken()
-        let acceptTask = Task { [self] in await acceptLoop(listener, token: token, port: listener.port) }
+        // The accept loop and every connection run on the socket loop's thread, which sees
+        // their sockets ready: no hand-over to another thread per request.
+        let acceptTask = loop.task { [self] in await acceptLoop(listener, token: token, port: listener.port, loop: loop) }
         running.withLock { $0 = Running(loop: loop, listener: listener, token: token, port: listener.port, acceptTask: acceptTask) }
         let base = URL(string: "http://127.0.0.1:\(listener.port)/\(token)/")!
         publish(.started(base))
@@ -142,7 +144,7 @@ public final class VideoProxyServer: Sendable {
         return String((0..<24).map { _ in alphabet[Int(generator.next(upperBound: UInt64(alphabet.count)))] })
     }
 
-    private func acceptLoop(_ listener: TCPListener, token: String, port: Int) async {
+    private func acceptLoop(_ listener: TCPListener, token: String, port: Int, loop: SocketLoop) async {
         while !Task.isCancelled {
             let connection: TCPConnection
             do {
@@ -177,7 +179,7 @@ public final class VideoProxyServer: Sendable {
             }
             refusals.withLock { $0.streak = false }
             let session = ProxyConnection(id: id, connection: connection, server: self, token: token, port: port)
-            let task = Task { await session.run() }
+            let task = loop.task { await session.run() }
             let stale = connections.withLock { !$0.attach(task, to: id) }
             if stale { task.cancel() }
         }

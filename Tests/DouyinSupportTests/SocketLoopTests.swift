@@ -1,0 +1,141 @@
+import DouyinSupport
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The socket loop's own rules, on real sockets (a connected Unix socket pair): each waiter of
+/// a descriptor wakes for its own event, tasks made with `task(_:)` run on the loop's thread,
+/// and a loop that stops strands no task. A broken rule would leave a task waiting for ever:
+/// each is awaited through ``value(of:)``, which gives up after 10 s (a watchdog, not a wait
+/// for work: a passing test never reaches it).
+@Suite
+struct SocketLoopTests {
+    /// The value of `task`, or `nil` when it has not ended within 10 s.
+    func value<Success: Sendable>(of task: Task<Success, Never>) async -> Success? {
+        let (stream, continuation) = AsyncStream<Success>.makeStream()
+        // Unstructured: awaiting a task's value ignores cancellation, so a stranded task
+        // must not hold up the group below.
+        Task { continuation.yield(await task.value) }
+        return await withTaskGroup(of: Success?.self) { group in
+            group.addTask {
+                var iterator = stream.makeAsyncIterator()
+                return await iterator.next()
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(10))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+
+    /// A connected pair of non-blocking stream sockets, closed by `close()`.
+    struct SocketPair {
+        let ends: (Int32, Int32)
+
+        init() throws {
+            var fds: [Int32] = [-1, -1]
+            #if canImport(Glibc)
+            let made = socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds)
+            #else
+            let made = socketpair(AF_UNIX, SOCK_STREAM, 0, &fds)
+            #endif
+            try #require(made == 0)
+            for fd in fds { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
+            ends = (fds[0], fds[1])
+        }
+
+        func closeBoth() {
+            for fd in [ends.0, ends.1] { _ = close(fd) }
+        }
+    }
+
+    @Test func aReaderAndAWriterOfOneSocketEachWakeForTheirOwnEvent() async throws {
+        let loop = try SocketLoop()
+        defer { loop.stop() }
+        let pair = try SocketPair()
+        defer { pair.closeBoth() }
+        let fd = pair.ends.0
+        // The reader waits first; the writer's wait on the same descriptor (room is there at
+        // once) must neither wake the reader nor leave it unwatched once the writer's one-shot
+        // report disarmed the descriptor.
+        let reader = loop.task { () -> Int in
+            try? await loop.wait(for: Int16(POLLIN), on: fd, deadline: nil)
+            var byte: UInt8 = 0
+            return recv(fd, &byte, 1, 0)
+        }
+        try await loop.wait(for: Int16(POLLOUT), on: fd, deadline: nil)
+        // A reader woken by the writer's event would have read (and found nothing) on the
+        // loop's thread before the loop's next turns; this wait's timeout comes after them.
+        await #expect(throws: SocketError.timedOut) {
+            try await loop.wait(for: Int16(POLLIN), on: pair.ends.1, deadline: .now + .milliseconds(20))
+        }
+        var byte: UInt8 = 7
+        #expect(send(pair.ends.1, &byte, 1, 0) == 1)
+        // Woken by the byte, not by the writer's event: the byte is there to read.
+        #expect(await value(of: reader) == 1)
+    }
+
+    @Test func aTaskOfTheLoopRunsOnItsThreadAndAPlainTaskDoesNot() async throws {
+        let loop = try SocketLoop()
+        defer { loop.stop() }
+        let pair = try SocketPair()
+        defer { pair.closeBoth() }
+        let sides = await value(of: loop.task { () -> [Bool] in
+            // Before and after a wait the loop resumed: both on its thread.
+            let before = loop.isCurrent
+            var byte: UInt8 = 1
+            _ = send(pair.ends.1, &byte, 1, 0)
+            try? await loop.wait(for: Int16(POLLIN), on: pair.ends.0, deadline: nil)
+            return [before, loop.isCurrent]
+        })
+        #expect(sides == [true, true])
+        #expect(await Task { loop.isCurrent }.value == false)
+    }
+
+    @Test func aLoopThatStopsHandsItsTasksOnAndStrandsNone() async throws {
+        let loop = try SocketLoop()
+        let pair = try SocketPair()
+        defer { pair.closeBoth() }
+        let started = AsyncStream<Void>.makeStream()
+        let task = loop.task {
+            started.continuation.yield()
+            // Resumed by the stop: its next jobs can no longer run on the loop's thread.
+            var failure: (any Error)?
+            do {
+                try await loop.wait(for: Int16(POLLIN), on: pair.ends.0, deadline: nil)
+            } catch {
+                failure = error
+            }
+            await Task.yield()
+            #expect(failure as? SocketError == .closed)
+            #expect(!loop.isCurrent)
+        }
+        var iterator = started.stream.makeAsyncIterator()
+        await iterator.next()
+        loop.stop()
+        #expect(await value(of: task) != nil)
+    }
+
+    @Test func aWaitPastItsDeadlineEndsTimedOutWhileAnotherWaitsOn() async throws {
+        let loop = try SocketLoop()
+        defer { loop.stop() }
+        let pair = try SocketPair()
+        defer { pair.closeBoth() }
+        // One waiter without a deadline keeps the thread asleep; the nearer deadline must wake
+        // it (within the loop's one-second tick at the latest) and end only its own wait.
+        let patient = loop.task { try? await loop.wait(for: Int16(POLLIN), on: pair.ends.0, deadline: nil) }
+        await #expect(throws: SocketError.timedOut) {
+            try await loop.wait(for: Int16(POLLIN), on: pair.ends.1, deadline: .now + .milliseconds(20))
+        }
+        var byte: UInt8 = 3
+        #expect(send(pair.ends.1, &byte, 1, 0) == 1)
+        #expect(await value(of: patient) != nil)
+    }
+}
