@@ -29,14 +29,15 @@ import CEpoll
 /// cost the proxy about as much CPU as everything else it does for a request). Such a task
 /// must not block: every other task of the loop waits behind it.
 package final class SocketLoop: Sendable {
-    private struct Waiter {
+    // Internal, not private: SocketLoop+Executor and SocketLoop+Run use what follows too.
+    struct Waiter {
         let fd: Int32
         let events: Int16
         let deadline: ContinuousClock.Instant?
         let continuation: CheckedContinuation<Void, any Error>
     }
 
-    private struct State {
+    struct State {
         var waiters: [Int: Waiter] = [:]
         /// The waiters of each descriptor: a reader and a writer may share one.
         var waitersOn: [Int32: [Int]] = [:]
@@ -84,14 +85,14 @@ package final class SocketLoop: Sendable {
         }
     }
 
-    private let state = LockedBox(State())
+    let state = LockedBox(State())
     /// The loop's thread, once it runs.
-    private let thread = LockedBox<UInt?>(nil)
+    let thread = LockedBox<UInt?>(nil)
     /// A pipe whose write end wakes the thread when it must look at the waiters again.
-    private let wakeRead: Int32
+    let wakeRead: Int32
     private let wakeWrite: Int32
     #if os(Linux)
-    private let epoll: Int32
+    let epoll: Int32
     #endif
 
     /// Starts the loop's thread.
@@ -206,7 +207,7 @@ package final class SocketLoop: Sendable {
 
     /// Resumes every waiter with `error`: the wait itself failed, and returning from the
     /// thread would leave every waiter (the accept loop among them) asleep for good.
-    private func failAll(with error: SocketError) {
+    func failAll(with error: SocketError) {
         let removed = state.withLock { state -> [Waiter] in
             defer { state.waiters = [:]; state.waitersOn = [:] }
             return Array(state.waiters.values)
@@ -214,92 +215,19 @@ package final class SocketLoop: Sendable {
         for waiter in removed { waiter.continuation.resume(throwing: error) }
     }
 
-    /// Runs `operation` as a new task whose jobs run on the loop's thread (where task executor
-    /// preferences exist: Linux, and Apple systems of 2024 on; elsewhere a plain task).
-    /// Unstructured tasks it makes (`Task {}`) run in the global concurrent executor as usual.
-    @discardableResult
-    package func task<Success: Sendable>(_ operation: sending @escaping () async -> Success) -> Task<Success, Never> {
-        if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *) {
-            return Task(executorPreference: self, operation: operation)
-        }
-        return Task(operation: operation)
-    }
-
-    /// Whether the caller runs on the loop's thread (a job of a ``task(_:)``, or the loop's
-    /// own work).
-    package var isCurrent: Bool {
-        thread.withLock { $0 } == Self.currentThread
-    }
-
-    /// The calling thread's `pthread_t` as a number (a pointer on Apple systems).
-    private static var currentThread: UInt {
-        #if canImport(Darwin)
-        UInt(bitPattern: pthread_self())
-        #else
-        UInt(pthread_self())
-        #endif
-    }
-
-    /// Takes a job of a task that prefers this loop.
-    fileprivate func take(_ job: UnownedJob) {
-        let (accepted, wakes) = state.withLock { state -> (Bool, Bool) in
-            guard !state.stopped else { return (false, false) }
-            state.jobs.append(job)
-            defer { state.sleeping = false }
-            return (true, state.sleeping)
-        }
-        if !accepted {
-            forward([job])
-        } else if wakes {
-            wake()
-        }
-    }
-
-    /// Hands `jobs` to the global concurrent executor: the loop stopped.
-    private func forward(_ jobs: [UnownedJob]) {
-        guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *) else { return }
-        for job in jobs { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
-    }
-
-    /// Runs the jobs queued when called (those they enqueue wait for the next turn, so a busy
-    /// task cannot keep the sockets unwatched). On stop, forwards what is left and returns
-    /// `false`: the thread is to exit.
-    private func runJobs() -> Bool {
-        let (jobs, stopped) = state.withLock { state in
-            defer { state.jobs = [] }
-            return (state.jobs, state.stopped)
-        }
-        if stopped {
-            forward(jobs)
-            return false
-        }
-        guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *) else { return true }
-        for job in jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
-        return true
-    }
-
-    /// Before a wait: the wake time, and whether to wait at all (not with jobs queued).
-    private func prepareToSleep(nearest: (inout State) -> ContinuousClock.Instant?) -> (stopped: Bool, timeout: Int32) {
-        state.withLock { state in
-            state.wakeAt = nearest(&state)
-            state.sleeping = state.jobs.isEmpty
-            return (state.stopped, state.jobs.isEmpty ? Self.milliseconds(until: state.wakeAt) : 0)
-        }
-    }
-
-    private func wake() {
+    func wake() {
         var byte: UInt8 = 1
         _ = write(wakeWrite, &byte, 1)
     }
 
-    private func drainWakes() {
+    func drainWakes() {
         var drain = [UInt8](repeating: 0, count: 256)
         while read(wakeRead, &drain, drain.count) > 0 {}
     }
 
     /// Milliseconds to wait for `deadline` (`nil`: -1, for ever), rounded up, so a deadline is
     /// never waited for as "not yet" a millisecond early.
-    private static func milliseconds(until deadline: ContinuousClock.Instant?) -> Int32 {
+    static func milliseconds(until deadline: ContinuousClock.Instant?) -> Int32 {
         guard let deadline else { return -1 }
         let (seconds, attoseconds) = max(.zero, deadline - .now).components
         return Int32(clamping: seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
@@ -315,112 +243,4 @@ package final class SocketLoop: Sendable {
         #endif
     }
 
-    #if os(Linux)
-    /// Arms `fd` for one report of `events` (or an error or hang-up); the `errno` of a failed
-    /// `epoll_ctl`, 0 on success. `MOD` first: a descriptor stays in the set once added, until
-    /// it is closed (the kernel then drops it, and a new socket of that number is added anew).
-    private func arm(_ fd: Int32, for events: Int16) -> Int32 {
-        var event = epoll_event()
-        event.events = UInt32(UInt16(bitPattern: events)) | EPOLLONESHOT.rawValue
-        event.data.fd = fd
-        if epoll_ctl(epoll, EPOLL_CTL_MOD, fd, &event) == 0 { return 0 }
-        guard errno == ENOENT else { return errno }
-        return epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event) == 0 ? 0 : errno
-    }
-
-    /// The longest the thread sleeps without an event: an idle server turns once a second.
-    private static let longestSleep = Duration.seconds(1)
-
-    private func run() {
-        var events = [epoll_event](repeating: epoll_event(), count: 128)
-        while runJobs() {
-            let (stopped, timeout) = prepareToSleep { state in
-                // At least once a second: a wait whose deadline is a second or more away then
-                // needs no wake of this thread (a pipe write, a switch, an extra turn: per
-                // request of a lone keep-alive client, whose wait is always the nearest).
-                let tick = ContinuousClock.now + Self.longestSleep
-                return state.nearestDeadline.map { min($0, tick) } ?? tick
-            }
-            if stopped { continue }
-            let count = epoll_wait(epoll, &events, Int32(events.count), timeout)
-            state.withLock { $0.sleeping = false }
-            if count < 0 {
-                if errno != EINTR { failAll(with: .lastError("epoll_wait")) }
-                continue
-            }
-            let now = ContinuousClock.now
-            var woken = false
-            let resumed = state.withLock { state -> [(Waiter, SocketError?)] in
-                var resumed: [(Waiter, SocketError?)] = []
-                for event in events[0..<Int(count)] {
-                    let fd = event.data.fd
-                    if fd == wakeRead {
-                        woken = true
-                        continue
-                    }
-                    let reported = Int16(truncatingIfNeeded: event.events)
-                    let failed = reported & Int16(POLLERR | POLLHUP) != 0
-                    for id in state.waitersOn[fd] ?? [] where failed || (state.waiters[id]?.events ?? 0) & reported != 0 {
-                        if let waiter = state.remove(id) { resumed.append((waiter, nil)) }
-                    }
-                    // A one-shot report disarmed the descriptor: those still waiting (a writer
-                    // beside a reader that was resumed) are armed again.
-                    let rest = state.events(on: fd)
-                    if rest != 0, case let code = arm(fd, for: rest), code != 0 {
-                        for id in state.waitersOn[fd] ?? [] {
-                            if let waiter = state.remove(id) { resumed.append((waiter, .system(SystemError(call: "epoll_ctl", code: code)))) }
-                        }
-                    }
-                }
-                resumed += state.removeExpired(at: now).map { ($0, .timedOut) }
-                return resumed
-            }
-            if woken { drainWakes() }
-            for (waiter, error) in resumed {
-                if let error { waiter.continuation.resume(throwing: error) } else { waiter.continuation.resume() }
-            }
-        }
-    }
-    #else
-    private func run() {
-        while runJobs() {
-            var snapshot: [(Int, Int32, Int16, ContinuousClock.Instant?)] = []
-            let (stopped, timeout) = prepareToSleep { state in
-                snapshot = state.waiters.map { ($0.key, $0.value.fd, $0.value.events, $0.value.deadline) }
-                return state.nearestDeadline
-            }
-            if stopped { continue }
-            var descriptors = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
-            descriptors += snapshot.map { pollfd(fd: $0.1, events: $0.2, revents: 0) }
-            let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
-            state.withLock { $0.sleeping = false }
-            if ready < 0, errno != EINTR {
-                failAll(with: .lastError("poll"))
-                continue
-            }
-            drainWakes()
-            let after = ContinuousClock.now
-            let resumed = state.withLock { state -> [(Waiter, SocketError?)] in
-                var resumed: [(Waiter, SocketError?)] = []
-                for (index, entry) in snapshot.enumerated() where descriptors[index + 1].revents != 0 {
-                    if let waiter = state.remove(entry.0) { resumed.append((waiter, nil)) }
-                }
-                resumed += state.removeExpired(at: after).map { ($0, .timedOut) }
-                return resumed
-            }
-            for (waiter, error) in resumed {
-                if let error { waiter.continuation.resume(throwing: error) } else { waiter.continuation.resume() }
-            }
-        }
-    }
-    #endif
-}
-
-@available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
-extension SocketLoop: TaskExecutor {
-    /// Queues `job` to run on the loop's thread (``task(_:)``); once stopped, in the global
-    /// concurrent executor.
-    package func enqueue(_ job: consuming ExecutorJob) {
-        take(UnownedJob(job))
-    }
 }
