@@ -49,11 +49,11 @@ let package = Package(
         // with its fault seam, the HTTP transport seam (libcurl on Linux, URLSession). No product, never re-exported; `package` access.
         // The HTTP transport seam lives here too: on Linux over libcurl's multi interface (CCurl).
         .target(name: "DouyinSupport", dependencies: ["CDouyinCRC32C", .target(name: "CCurl", condition: .when(platforms: [.linux])),
-                                                      .target(name: "CEpoll", condition: .when(platforms: [.linux]))],
+                                                      .target(name: "CLinux", condition: .when(platforms: [.linux]))],
                 swiftSettings: swiftSettings),
-        // epoll(7) for the proxy's socket loop on Linux (the C library's own header; nothing to
-        // link); other platforms wait in poll(2).
-        .systemLibrary(name: "CEpoll"),
+        // What Glibc's Swift module leaves out, for the proxy's socket loop on Linux: epoll(7)
+        // and thread names (the C library's own; nothing to link). Other platforms wait in poll(2).
+        .systemLibrary(name: "CLinux"),
         // libcurl (Debian libcurl4-openssl-dev) for the HTTP transport on Linux; Apple platforms
         // use URLSession and never link it.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),

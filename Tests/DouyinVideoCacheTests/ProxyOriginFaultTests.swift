@@ -107,6 +107,43 @@ struct ProxyOriginFaultTests: ProxySuite {
         folder.remove()
     }
 
+    /// A slow disk: an index write a reader's close makes (fsyncs of the data, the index and
+    /// the folder) never runs on the socket loop's thread, which every other connection of the
+    /// proxy waits on. Here the close of a warm answer writes because the access time moved
+    /// past the slack (an injected clock); the fsyncs are seen by a wrapper of the real call
+    /// that records the thread making them.
+    @Test func anIndexWriteOnCloseRunsOffTheSocketLoopsThread() async throws {
+        let fsyncs = LockedBox<[(thread: String, late: Bool)]>([])
+        let clock = LockedBox(Date())
+        let late = LockedBox(false)
+        var calls = Syscalls.system
+        let fsync = calls.fsync
+        calls.fsync = { fd in
+            fsyncs.withLock { $0.append((ThreadName.current, late.withLock { $0 })) }
+            return fsync(fd)
+        }
+        var configuration = VideoCache.Configuration()
+        configuration.now = { clock.withLock { $0 } }
+        let cache = try VideoCache(directory: folder.appending("cache"), sizeLimit: 1 << 30, origin: URLSessionOrigin(),
+                                   configuration: configuration, files: FileIO(syscalls: calls))
+        let server = try started(cache)
+        let url = server.url(for: nginx.url("/v/a.mp4"))!
+        let cold = try await curl(url)
+        // Two minutes on: the next answer's close rewrites the index for its access time alone.
+        clock.withLock { $0 += 120 }
+        late.withLock { $0 = true }
+        let warm = try await curl(url, ["-r", "0-999"])
+        await server.stop()
+
+        #expect(cold.status == 200 && cold.body == file)
+        #expect(warm.status == 206 && warm.body == file.prefix(1000))
+        let seen = fsyncs.withLock { $0 }
+        #expect(seen.contains { $0.late }, "the close wrote no index")
+        #expect(!seen.contains { $0.thread == SocketLoop.threadName }, "\(seen.map(\.thread))")
+        #expect(seen.contains { !$0.thread.isEmpty }, "thread names are not readable here")
+        folder.remove()
+    }
+
     /// Two caches (as two processes would) over one directory, each behind its own proxy,
     /// reading one cold file at once: both clients get every right byte, and a third cache
     /// opened afterwards serves what they stored.

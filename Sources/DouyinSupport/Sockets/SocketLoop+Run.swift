@@ -5,7 +5,7 @@ import Glibc
 import Darwin
 #endif
 #if os(Linux)
-import CEpoll
+import CLinux
 #endif
 
 /// The loop's thread: on Linux waiting in `epoll_wait` for sockets each wait armed one-shot,

@@ -5,7 +5,7 @@ import Glibc
 import Darwin
 #endif
 #if os(Linux)
-import CEpoll
+import CLinux
 #endif
 
 /// One thread that waits for every socket of a server at once, and resumes the task waiting on
@@ -95,6 +95,9 @@ package final class SocketLoop: Sendable {
     let epoll: Int32
     #endif
 
+    /// The name of every loop's thread: 15 characters at most, Linux's limit.
+    package static let threadName = "douyinkit-loop"
+
     /// Starts the loop's thread.
     package init() throws(SocketError) {
         var ends: [Int32] = [0, 0]
@@ -125,9 +128,9 @@ package final class SocketLoop: Sendable {
         #endif
         let loopThread = Thread { [self] in
             thread.withLock { $0 = Self.currentThread }
+            ThreadName.set(Self.threadName)
             run()
         }
-        loopThread.name = "douyinkit.socket-loop"
         loopThread.start()
     }
 

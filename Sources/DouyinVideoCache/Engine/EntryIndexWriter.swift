@@ -46,6 +46,23 @@ extension ResourceEntry {
         persistLock.withLock { books in saveMetadata(&books) }
     }
 
+    /// Whether ``persist()`` would write now: a changed block to sum, or an index that would say
+    /// something the one on disk does not. A guess for choosing where to run it (the proxy runs
+    /// a close that writes off its socket loop's thread: the fsyncs would hold every other
+    /// connection); ``persist()`` decides again, and may find less to do.
+    var persistWouldWrite: Bool {
+        guard isStoring else { return false }
+        let onDisk = persistLock.withLock { $0.onDisk }
+        return locked { guarded in
+            guard let file = guarded.file, file.isWritable else { return false }
+            let state = guarded.state
+            if state.dirty.contains(where: { state.unverified[$0] == nil }) { return true }
+            let current = ResourceMetadata(url: url.absoluteString, dataFileName: dataFileName, info: state.info, ranges: state.ranges,
+                                           lastAccess: state.lastAccess, checksums: state.checksums)
+            return !Self.isUnchanged(current, since: onDisk)
+        }
+    }
+
     /// Seconds an index's access time may lag the entry's before a write with nothing else new
     /// is made for it.
     static let accessTimeSlack: Double = 60

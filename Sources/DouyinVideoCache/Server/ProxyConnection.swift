@@ -70,7 +70,31 @@ struct ProxyConnection: Sendable {
 
     private func serve(_ url: URL, head: HTTPRequestHead) async throws -> Bool {
         let reader = server.cache.reader(for: url)
-        defer { reader.close() }
+        do {
+            let keepAlive = try await serve(url, head: head, reader: reader)
+            await Self.close(reader)
+            return keepAlive
+        } catch {
+            await Self.close(reader)
+            throw error
+        }
+    }
+
+    /// Closes `reader` where it costs the other connections nothing: here when the close only
+    /// bookkeeps, on another thread (awaited) when it writes the index, whose fsyncs would hold
+    /// the socket loop's thread and every connection on it (after a cold answer, tens of
+    /// milliseconds or more).
+    private static func close(_ reader: VideoReader) async {
+        guard reader.closeWouldWrite else { return reader.close() }
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Task.detached {
+                reader.close()
+                done.resume()
+            }
+        }
+    }
+
+    private func serve(_ url: URL, head: HTTPRequestHead, reader: VideoReader) async throws -> Bool {
         let heldBefore = server.cache.cachedRanges(for: url)
         // Cold, and the bytes wanted are known without the length: the read starts now and
         // its answer's head tells the length, one origin round trip instead of a probe first.
