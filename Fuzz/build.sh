@@ -18,7 +18,7 @@ SWIFTC=${SWIFTC:-swiftc}
 # internal type it drives (as some tests do), so the parser under test needs no new API.
 FLAGS="-sanitize=fuzzer,address -parse-as-library -swift-version 6 $OPT -package-name DouyinKit
  -enable-upcoming-feature ExistentialAny -warnings-as-errors -num-threads 2 -enable-testing -I $OUT
- -I Sources/CCurl -I Sources/CDouyinCRC32C/include -I Sources/CZlib -I Sources/COpenSSL"
+ -I Sources/CCurl -I Sources/CLinux -I Sources/CDouyinCRC32C/include -I Sources/CZlib -I Sources/COpenSSL"
 
 # CRC-32C's C half (DouyinSupport calls it), compiled as SwiftPM does, without instrumentation.
 if [ ! -f "$OUT/obj/crc32c.o" ] || [ Sources/CDouyinCRC32C/CDouyinCRC32C.c -nt "$OUT/obj/crc32c.o" ]; then

@@ -23,14 +23,14 @@ graphs=$("$SWIFT" package --package-path "$root" dump-symbol-graph --skip-synthe
 
 # Every library module, lower modules first (DESIGN.md, Layout), so the combined archive lists
 # them in that order: all of Sources/ but the
-# internal target, the C shims (CWebP, CDouyinCRC32C, COpenSSL, CZlib, CCurl), the umbrella (re-exports only) and the executables.
+# internal target, the C shims (CWebP, CDouyinCRC32C, COpenSSL, CZlib, CCurl, CLinux), the umbrella (re-exports only) and the executables.
 order="DouyinModels DouyinLogging DouyinGift DouyinCache DouyinWebP DouyinVideoCache DouyinAPI DouyinChat DouyinFeed"
 modules=""
 for name in $order; do [ -d "$root/Sources/$name" ] && modules="$modules $name"; done
 for dir in "$root"/Sources/*/; do
     name=$(basename "$dir")
     case " $modules " in *" $name "*) continue ;; esac
-    case "$name" in DouyinSupport|CWebP|CDouyinCRC32C|COpenSSL|CZlib|CCurl|DouyinKit|douyinkit|douyinkit-bench) continue ;; esac
+    case "$name" in DouyinSupport|CWebP|CDouyinCRC32C|COpenSSL|CZlib|CCurl|CLinux|DouyinKit|douyinkit|douyinkit-bench) continue ;; esac
     modules="$modules $name"   # a module added later than this list: after the others
 done
 

@@ -30,6 +30,14 @@ package final class LockedBox<Value> {
         defer { lock.unlock() }
         return try body(&value)
     }
+
+    /// Runs `body` as ``withLock(_:)`` does if the lock is free now; `nil` without waiting when
+    /// another thread holds it (for a thread that must not wait, such as an event loop's).
+    @inlinable package func withLockIfAvailable<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result? {
+        guard lock.try() else { return nil }
+        defer { lock.unlock() }
+        return try body(&value)
+    }
 }
 
 // @unchecked: `value` is only touched while `lock` is held, and it is Sendable itself.

@@ -56,6 +56,16 @@ struct SocketLoopTests {
         }
     }
 
+    /// Whether `count` waits are registered on `loop`, yielding between looks (bounded: a
+    /// registration is a lock away once the task runs).
+    func registered(_ count: Int, on loop: SocketLoop) async -> Bool {
+        for _ in 0..<100_000 {
+            if loop.waiterCount >= count { return true }
+            await Task.yield()
+        }
+        return false
+    }
+
     @Test func aReaderAndAWriterOfOneSocketEachWakeForTheirOwnEvent() async throws {
         let loop = try SocketLoop()
         defer { loop.stop() }
@@ -70,6 +80,9 @@ struct SocketLoopTests {
             var byte: UInt8 = 0
             return recv(fd, &byte, 1, 0)
         }
+        // The writer waits only once the reader's wait is registered (and its socket armed), so
+        // the two share the descriptor.
+        #expect(await registered(1, on: loop))
         try await loop.wait(for: Int16(POLLOUT), on: fd, deadline: nil)
         // A reader woken by the writer's event would have read (and found nothing) on the
         // loop's thread before the loop's next turns; this wait's timeout comes after them.
@@ -97,6 +110,8 @@ struct SocketLoopTests {
         })
         #expect(sides == [true, true])
         #expect(await Task { loop.isCurrent }.value == false)
+        // Named so `perf`, `top -H` and gdb tell it apart from the pool's threads.
+        #expect(await value(of: loop.task { ThreadName.current }) == SocketLoop.threadName)
     }
 
     @Test func aLoopThatStopsHandsItsTasksOnAndStrandsNone() async throws {
@@ -130,12 +145,21 @@ struct SocketLoopTests {
         defer { pair.closeBoth() }
         // One waiter without a deadline keeps the thread asleep; the nearer deadline must wake
         // it (within the loop's one-second tick at the latest) and end only its own wait.
-        let patient = loop.task { try? await loop.wait(for: Int16(POLLIN), on: pair.ends.0, deadline: nil) }
+        let patient = loop.task { () -> Bool in
+            do {
+                try await loop.wait(for: Int16(POLLIN), on: pair.ends.0, deadline: nil)
+                return true
+            } catch {
+                return false
+            }
+        }
+        #expect(await registered(1, on: loop))
         await #expect(throws: SocketError.timedOut) {
             try await loop.wait(for: Int16(POLLIN), on: pair.ends.1, deadline: .now + .milliseconds(20))
         }
         var byte: UInt8 = 3
         #expect(send(pair.ends.1, &byte, 1, 0) == 1)
-        #expect(await value(of: patient) != nil)
+        // Ended by its byte, not by the other wait's deadline.
+        #expect(await value(of: patient) == true)
     }
 }

@@ -126,13 +126,15 @@ struct ProxyOriginFaultTests: ProxySuite {
         configuration.now = { clock.withLock { $0 } }
         let cache = try VideoCache(directory: folder.appending("cache"), sizeLimit: 1 << 30, origin: URLSessionOrigin(),
                                    configuration: configuration, files: FileIO(syscalls: calls))
-        let server = try started(cache)
-        let url = server.url(for: nginx.url("/v/a.mp4"))!
-        let cold = try await curl(url)
+        let first = try started(cache)
+        let cold = try await curl(first.url(for: nginx.url("/v/a.mp4"))!)
+        // Stopped, so the cold answer's own close is over before the clock moves.
+        await first.stop()
         // Two minutes on: the next answer's close rewrites the index for its access time alone.
         clock.withLock { $0 += 120 }
         late.withLock { $0 = true }
-        let warm = try await curl(url, ["-r", "0-999"])
+        let server = try started(cache)
+        let warm = try await curl(server.url(for: nginx.url("/v/a.mp4"))!, ["-r", "0-999"])
         await server.stop()
 
         #expect(cold.status == 200 && cold.body == file)

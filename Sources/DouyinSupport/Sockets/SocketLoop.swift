@@ -188,6 +188,9 @@ package final class SocketLoop: Sendable {
         }
     }
 
+    /// How many waits are registered now (for tests that must order two waits).
+    package var waiterCount: Int { state.withLock { $0.waiters.count } }
+
     /// Resumes every waiter on `fd` with ``SocketError/closed``: call before closing `fd`, so
     /// no task waits on a number the kernel may hand out again.
     package func cancel(fd: Int32) {

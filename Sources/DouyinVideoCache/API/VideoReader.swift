@@ -148,13 +148,13 @@ public final class VideoReader: Sendable {
         if let failure = entry.persist() { throw failure }
     }
 
-    /// Ends this reader: reads still running throw `cancelled` and stop the fetches nobody
-    /// else needs, the index is made durable, and the resource may be evicted again.
-    /// Whether ``close()`` would write the index now (bytes stored or checked since the last
+    /// Whether ``close()`` may write the index now (bytes stored or checked since the last
     /// write): a close that does fsyncs, which a caller on a thread others wait for runs
     /// elsewhere. A guess: the close decides again.
     package var closeWouldWrite: Bool { entry.persistWouldWrite }
 
+    /// Ends this reader: reads still running throw `cancelled` and stop the fetches nobody
+    /// else needs, the index is made durable, and the resource may be evicted again.
     public func close() {
         guard let running = reads.withLock({ $0.close() }) else { return }
         for token in running { entry.cancelRead(token) }

@@ -46,17 +46,18 @@ extension ResourceEntry {
         persistLock.withLock { books in saveMetadata(&books) }
     }
 
-    /// Whether ``persist()`` would write now: a changed block to sum, or an index that would say
-    /// something the one on disk does not. A guess for choosing where to run it (the proxy runs
-    /// a close that writes off its socket loop's thread: the fsyncs would hold every other
-    /// connection); ``persist()`` decides again, and may find less to do.
+    /// Whether ``persist()`` may write now: a changed block to sum, a download that may store
+    /// one any moment, an index write running (its lock is busy), or an index that would say
+    /// something the one on disk does not. For choosing where to run it (the proxy runs a close
+    /// that may write off its socket loop's thread: the fsyncs would hold every connection), so
+    /// it never waits for the index lock itself; ``persist()`` decides again.
     var persistWouldWrite: Bool {
         guard isStoring else { return false }
-        let onDisk = persistLock.withLock { $0.onDisk }
+        guard let onDisk = persistLock.withLockIfAvailable({ $0.onDisk }) else { return true }
         return locked { guarded in
             guard let file = guarded.file, file.isWritable else { return false }
             let state = guarded.state
-            if state.dirty.contains(where: { state.unverified[$0] == nil }) { return true }
+            if !state.downloads.isEmpty || state.dirty.contains(where: { state.unverified[$0] == nil }) { return true }
             let current = ResourceMetadata(url: url.absoluteString, dataFileName: dataFileName, info: state.info, ranges: state.ranges,
                                            lastAccess: state.lastAccess, checksums: state.checksums)
             return !Self.isUnchanged(current, since: onDisk)

@@ -60,7 +60,10 @@ package enum ProxyRoute: Sendable, Hashable {
             guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
             bytes.append(high << 4 | low)
         }
-        return String(validating: bytes, as: UTF8.self)
+        // Decoding repairs a broken sequence to U+FFFD, so the bytes come back unchanged only
+        // when they were UTF-8 (`String(validating:)` does this from macOS 15 on only).
+        let text = String(decoding: bytes, as: UTF8.self)
+        return text.utf8.elementsEqual(bytes) ? text : nil
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {

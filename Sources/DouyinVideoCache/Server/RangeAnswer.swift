@@ -14,28 +14,13 @@ package enum RangeAnswer: Sendable, Hashable {
 
     /// The answer to the `Range` field `header` (`nil`: none) for `length` bytes.
     package init(header: String?, length: Int64) {
-        guard let header else {
+        guard let header, let (firstDigits, lastDigits) = Self.spec(of: header) else {
             self = .whole
             return
         }
-        // On the field's bytes: the proxy parses one per answer, and Foundation's trimming
-        // bridged each through NSString.
-        let trimmed = Substring(header).trimmingWhitespace()
-        guard trimmed.prefix(6).lowercased() == "bytes=" else {
-            self = .whole
-            return
-        }
-        let specs = trimmed.dropFirst(6).split(separator: ",", omittingEmptySubsequences: false)
-        guard specs.count == 1 else {
-            self = .whole
-            return
-        }
-        let sides = specs[0].trimmingWhitespace().split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
-        guard sides.count == 2, sides.allSatisfy({ $0.utf8.allSatisfy { (48...57).contains($0) } }) else {
-            self = .whole
-            return
-        }
-        switch (Int64(sides[0]), Int64(sides[1])) {
+        // A first position too large for Int64 is past any length (416), not absent.
+        let first = firstDigits.isEmpty ? nil : Int64(firstDigits) ?? .max
+        switch (first, Int64(lastDigits)) {
         case (nil, nil):
             self = .whole
         case (nil, let count?):
@@ -54,6 +39,19 @@ package enum RangeAnswer: Sendable, Hashable {
             }
         }
     }
+
+    /// The digits either side of the dash of a field holding one `bytes=` range (either may be
+    /// empty); `nil` for anything the answer ignores: another unit, several ranges, bad syntax.
+    /// On the field's characters, not through Foundation: the proxy parses one per answer.
+    private static func spec(of header: String) -> (first: Substring, last: Substring)? {
+        let trimmed = Substring(header).trimmingWhitespace()
+        guard trimmed.prefix(6).lowercased() == "bytes=" else { return nil }
+        let specs = trimmed.dropFirst(6).split(separator: ",", omittingEmptySubsequences: false)
+        guard specs.count == 1 else { return nil }
+        let sides = specs[0].trimmingWhitespace().split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+        guard sides.count == 2, sides.allSatisfy({ $0.utf8.allSatisfy { (48...57).contains($0) } }) else { return nil }
+        return (sides[0], sides[1])
+    }
 }
 
 extension RangeAnswer {
@@ -66,9 +64,9 @@ extension RangeAnswer {
     package static func bytesNamed(by header: String?) -> Range<Int64>? {
         let toTheEnd: Int64 = 1 << 50
         guard let header else { return 0..<toTheEnd }
-        switch RangeAnswer(header: header, length: toTheEnd) {
-        case .partial(let range) where !header.contains("=-"): return range
-        default: return nil
-        }
+        // A suffix is told by its empty first position, after the trimming the answer does:
+        // `bytes= -500` is a suffix too, whose bytes need the length.
+        guard let (first, _) = spec(of: header), !first.isEmpty, case .partial(let range) = RangeAnswer(header: header, length: toTheEnd) else { return nil }
+        return range
     }
 }
