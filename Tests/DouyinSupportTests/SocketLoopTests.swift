@@ -10,11 +10,12 @@ import Darwin
 /// The socket loop's own rules, on real sockets (a connected Unix socket pair): each waiter of
 /// a descriptor wakes for its own event, tasks made with `task(_:)` run on the loop's thread,
 /// and a loop that stops strands no task. A broken rule would leave a task waiting for ever:
-/// each is awaited through ``value(of:)``, which gives up after 10 s (a watchdog, not a wait
-/// for work: a passing test never reaches it).
+/// each is awaited through ``value(of:)``, which gives up after 60 s (a watchdog, not a wait
+/// for work: a passing test never reaches it; generous, since a loaded test run can keep the
+/// pool's two threads busy for seconds).
 @Suite
 struct SocketLoopTests {
-    /// The value of `task`, or `nil` when it has not ended within 10 s.
+    /// The value of `task`, or `nil` when it has not ended within 60 s.
     func value<Success: Sendable>(of task: Task<Success, Never>) async -> Success? {
         let (stream, continuation) = AsyncStream<Success>.makeStream()
         // Unstructured: awaiting a task's value ignores cancellation, so a stranded task
@@ -26,7 +27,7 @@ struct SocketLoopTests {
                 return await iterator.next()
             }
             group.addTask {
-                try? await Task.sleep(for: .seconds(10))
+                try? await Task.sleep(for: .seconds(60))
                 return nil
             }
             let first = await group.next() ?? nil
@@ -118,9 +119,7 @@ struct SocketLoopTests {
         let loop = try SocketLoop()
         let pair = try SocketPair()
         defer { pair.closeBoth() }
-        let started = AsyncStream<Void>.makeStream()
         let task = loop.task {
-            started.continuation.yield()
             // Resumed by the stop: its next jobs can no longer run on the loop's thread.
             var failure: (any Error)?
             do {
@@ -132,8 +131,8 @@ struct SocketLoopTests {
             #expect(failure as? SocketError == .closed)
             #expect(!loop.isCurrent)
         }
-        var iterator = started.stream.makeAsyncIterator()
-        await iterator.next()
+        // Stopped once the task waits (suspended, so its next job is enqueued by the stop).
+        #expect(await registered(1, on: loop))
         loop.stop()
         #expect(await value(of: task) != nil)
     }

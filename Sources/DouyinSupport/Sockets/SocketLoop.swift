@@ -130,6 +130,8 @@ package final class SocketLoop: Sendable {
             thread.withLock { $0 = Self.currentThread }
             ThreadName.set(Self.threadName)
             run()
+            // Gone: a later thread may be given the same `pthread_t`, and must not pass for it.
+            thread.withLock { $0 = nil }
         }
         loopThread.start()
     }
