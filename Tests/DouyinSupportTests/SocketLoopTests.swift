@@ -10,12 +10,13 @@ import Darwin
 /// The socket loop's own rules, on real sockets (a connected Unix socket pair): each waiter of
 /// a descriptor wakes for its own event, tasks made with `task(_:)` run on the loop's thread,
 /// and a loop that stops strands no task. A broken rule would leave a task waiting for ever:
-/// each is awaited through ``value(of:)``, which gives up after 60 s (a watchdog, not a wait
-/// for work: a passing test never reaches it; generous, since a loaded test run can keep the
-/// pool's two threads busy for seconds).
+/// each is awaited through ``value(of:)``, which gives up after 600 s (a watchdog, not a wait
+/// for work: a passing test never reaches it). Generous on purpose: in `make test` the pool's
+/// two threads were held for 55–100 s at the start of a pass, and a watchdog whose sleep ends
+/// in that time races the value it guards once the pool frees up.
 @Suite
 struct SocketLoopTests {
-    /// The value of `task`, or `nil` when it has not ended within 60 s.
+    /// The value of `task`, or `nil` when it has not ended within 600 s.
     func value<Success: Sendable>(of task: Task<Success, Never>) async -> Success? {
         let (stream, continuation) = AsyncStream<Success>.makeStream()
         // Unstructured: awaiting a task's value ignores cancellation, so a stranded task
@@ -27,7 +28,7 @@ struct SocketLoopTests {
                 return await iterator.next()
             }
             group.addTask {
-                try? await Task.sleep(for: .seconds(60))
+                try? await Task.sleep(for: .seconds(600))
                 return nil
             }
             let first = await group.next() ?? nil
