@@ -91,5 +91,11 @@ struct HLSPlaylistTests {
         #expect(ProxyPlaylist.isPlaylist(mimeType: "application/x-mpegurl", url: url))
         #expect(ProxyPlaylist.isPlaylist(mimeType: nil, url: URL(string: "http://h/a/index.M3U8?x=1")!))
         #expect(!ProxyPlaylist.isPlaylist(mimeType: "video/mp4", url: url))
+        #expect(ProxyPlaylist.isPlaylist(mimeType: " \tapplication/x-mpegURL \t;charset=utf-8", url: url))
+        #expect(ProxyPlaylist.isPlaylist(mimeType: "APPLICATION/X-MPEGURL", url: url))
+        for other in ["application/x-mpegurlx", "application/x-mpegur", "xapplication/x-mpegurl", "application/x mpegurl", "", ";", " ",
+                      "application/vnd.apple.mpegurl.x", "text/plain; application/x-mpegurl"] {
+            #expect(!ProxyPlaylist.isPlaylist(mimeType: other, url: url), "\(other)")
+        }
     }
 }

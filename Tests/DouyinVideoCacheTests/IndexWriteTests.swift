@@ -40,4 +40,48 @@ struct IndexWriteTests {
         try await cache.prefetch(source, bytes: 200_001)
         #expect(renames.withLock { $0 } == afterFetch + 1)
     }
+
+    /// Once a close found the index unchanged, later closes skip the comparison while nothing
+    /// it says has changed: the access time still counts, in and past its 60 s of slack, and
+    /// so does a changed byte range after such a close.
+    @Test func closesAfterAnUnchangedOneStillWriteWhatChanged() async throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let source = folder.appending("source.mp4")
+        try videoBytes(300_000, seed: 22).write(to: source)
+        let renames = LockedBox(0)
+        var calls = Syscalls.system
+        let rename = calls.rename
+        calls.rename = { from, to in
+            renames.withLock { $0 += 1 }
+            return rename(from, to)
+        }
+        let clock = LockedBox(Date(timeIntervalSince1970: 1_800_000_000))
+        var configuration = VideoCache.Configuration()
+        configuration.now = { clock.withLock { $0 } }
+        let cache = try VideoCache(directory: folder.appending("cache"), sizeLimit: 1 << 30, origin: FileOrigin(),
+                                   configuration: configuration, files: FileIO(syscalls: calls))
+        try await cache.prefetch(source, bytes: 100_000)
+        let writes = { renames.withLock { $0 } }
+        let base = writes()
+        func readAndClose(after seconds: Double) async throws {
+            clock.withLock { $0 += seconds }
+            let reader = cache.reader(for: source)
+            #expect(try await reader.read(0..<1_000).count == 1_000)
+            reader.close()
+        }
+        try await readAndClose(after: 1)
+        try await readAndClose(after: 1)
+        #expect(writes() == base, "reads within the slack write nothing")
+        try await readAndClose(after: 61)
+        #expect(writes() == base + 1, "an access time 61 s on is written")
+        try await readAndClose(after: 30)
+        #expect(writes() == base + 1)
+        try await readAndClose(after: 31)
+        #expect(writes() == base + 2, "61 s after the last write")
+        try await cache.prefetch(source, bytes: 150_000)
+        #expect(writes() == base + 3, "new bytes are written")
+        try await readAndClose(after: 1)
+        #expect(writes() == base + 3)
+    }
 }

@@ -86,6 +86,34 @@ struct ProxyServerTests: ProxySuite {
         folder.remove()
     }
 
+    /// One keep-alive connection naming two resources in turn, and one of them under a
+    /// foreign Host: each answer is its own resource's bytes or refusal (a connection reuses
+    /// its last request's route only while target, Host and method are the same).
+    @Test func oneConnectionAnswersEachRequestForItsOwnResource() async throws {
+        let other = videoBytes(200_000, seed: 24)
+        try nginx.serve(other, at: "/v/b.mp4")
+        let server = try server()
+        let a = server.url(for: nginx.url("/v/a.mp4"))!.absoluteString, b = server.url(for: nginx.url("/v/b.mp4"))!.absoluteString
+        let out = folder.appending("bodies")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        let requests: [(url: String, extra: [String])] = [(a, []), (b, []), (a, ["-H", "Host: attacker.example:\(server.port!)"]),
+                                                          (a, ["-I"]), (a, []), (b, [])]
+        var arguments: [String] = []
+        for (index, request) in requests.enumerated() {
+            arguments += (index == 0 ? [] : ["--next"]) + ["-s", "--http1.1", "-w", "%{http_code} %{num_connects}\n", "-r", "100-1099",
+                                                          "-o", out.appendingPathComponent("\(index)").path] + request.extra + [request.url]
+        }
+        let result = try await runProcess(try tool("curl"), arguments)
+        await server.stop()
+        #expect(result.stdout == "206 1\n206 0\n403 0\n206 0\n206 0\n206 0\n")
+        func body(_ index: Int) -> Data? { try? Data(contentsOf: out.appendingPathComponent("\(index)")) }
+        #expect(body(0) == file[100..<1100])
+        #expect(body(1) == other[100..<1100])
+        #expect(body(4) == file[100..<1100])
+        #expect(body(5) == other[100..<1100])
+        folder.remove()
+    }
+
     /// Given a wrong token, a foreign Host (DNS rebinding) or a non-http origin, the proxy
     /// refuses and nginx sees no request.
     @Test func refusedRequestsFetchNothing() async throws {

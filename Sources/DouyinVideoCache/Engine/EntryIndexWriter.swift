@@ -5,6 +5,9 @@ import Foundation
 /// made; kept under the entry's `persistLock`.
 struct IndexBooks {
     var onDisk: ResourceMetadata?
+    /// The entry state's ``EntryState/indexVersion`` at which it was last found to say what
+    /// ``onDisk`` says (but for the access time); `nil` when not known since ``onDisk`` was set.
+    var matchedVersion: Int?
     var writes = 0
 }
 
@@ -53,14 +56,13 @@ extension ResourceEntry {
     /// it never waits for the index lock itself; ``persist()`` decides again.
     var persistWouldWrite: Bool {
         guard isStoring else { return false }
-        guard let onDisk = persistLock.withLockIfAvailable({ $0.onDisk }) else { return true }
+        guard let (onDisk, matched) = persistLock.withLockIfAvailable({ ($0.onDisk, $0.matchedVersion) }) else { return true }
         return locked { guarded in
             guard let file = guarded.file, file.isWritable else { return false }
             let state = guarded.state
             if !state.downloads.isEmpty || state.dirty.contains(where: { state.unverified[$0] == nil }) { return true }
-            let current = ResourceMetadata(url: url.absoluteString, dataFileName: dataFileName, info: state.info, ranges: state.ranges,
-                                           lastAccess: state.lastAccess, checksums: state.checksums)
-            return !Self.isUnchanged(current, since: onDisk)
+            if let onDisk, matched == state.indexVersion { return !Self.isWithinSlack(state.lastAccess, onDisk) }
+            return !Self.isUnchanged(state.metadata(url: url.absoluteString, dataFileName: dataFileName), since: onDisk)
         }
     }
 
@@ -87,10 +89,16 @@ extension ResourceEntry {
     func saveMetadata(_ books: inout IndexBooks) -> VideoCacheError? {
         // Only the lock holder writes the index, and only for a data file it made or opened to
         // write: an entry that stored nothing (a 404, a busy or read-only entry) leaves no files.
-        guard isStoring, let (file, snapshot, blocks) = locked({ guarded -> (SparseFile, ResourceMetadata, Set<Int64>)? in
+        guard isStoring, let (file, snapshot, blocks, version) = locked({ guarded -> (SparseFile, ResourceMetadata, Set<Int64>, Int)? in
             guard let file = guarded.file, file.isWritable else { return nil }
+            // The same state as an index found equal before, and only the access time may
+            // have moved: no snapshot is made (a proxy closes a reader after every answer).
+            if let onDisk = books.onDisk, books.matchedVersion == guarded.state.indexVersion, guarded.state.dirty.isEmpty,
+               Self.isWithinSlack(guarded.state.lastAccess, onDisk) {
+                return nil
+            }
             let (snapshot, blocks) = guarded.state.indexSnapshot(url: url.absoluteString, dataFileName: dataFileName)
-            return (file, snapshot, blocks)
+            return (file, snapshot, blocks, guarded.state.indexVersion)
         }) else { return nil }
         // Nothing to sum and the same index as on disk: no fsync, no rewrite. Nor when only the
         // access time moved, by less than ``accessTimeSlack``: a proxy closes a reader after
@@ -99,11 +107,17 @@ extension ResourceEntry {
         // The snapshot is compared as it is first: the index on disk holds checksums of held
         // blocks only, so when they are equal the filtering below (a set of every held block)
         // is not needed; it was 5 % of the proxy's CPU per answer.
-        if blocks.isEmpty, Self.isUnchanged(snapshot, since: books.onDisk) { return nil }
+        if blocks.isEmpty, Self.isUnchanged(snapshot, since: books.onDisk) {
+            books.matchedVersion = version
+            return nil
+        }
         let held = Set(EntryState.blocks(of: snapshot.ranges))
         var metadata = snapshot
         metadata.checksums = metadata.checksums.filter { held.contains($0.key) }
-        if blocks.isEmpty, Self.isUnchanged(metadata, since: books.onDisk) { return nil }
+        if blocks.isEmpty, Self.isUnchanged(metadata, since: books.onDisk) {
+            books.matchedVersion = version
+            return nil
+        }
         // The changed blocks are summed from the file outside the entry lock: under
         // `persistLock` no drop can happen meanwhile, and new bytes only fill holes.
         var sums: [Int64: UInt32?] = [:]
@@ -138,6 +152,9 @@ extension ResourceEntry {
             return .file(name: EntryFiles.metadataName(of: key), call: error.call, errno: error.code)
         }
         books.onDisk = metadata
+        // What was written may differ from the state it came from (checksums filtered and
+        // summed): the next persist compares once and records the version then.
+        books.matchedVersion = nil
         books.writes += 1
         return nil
     }
@@ -145,9 +162,14 @@ extension ResourceEntry {
     /// Whether `metadata` says what the index on disk says, but for an access time less than
     /// ``accessTimeSlack`` apart; `false` when no index was written or loaded.
     private static func isUnchanged(_ metadata: ResourceMetadata, since onDisk: ResourceMetadata?) -> Bool {
-        guard var onDisk, abs(metadata.lastAccess - onDisk.lastAccess) < accessTimeSlack else { return false }
+        guard var onDisk, isWithinSlack(metadata.lastAccess, onDisk) else { return false }
         onDisk.lastAccess = metadata.lastAccess
         return metadata == onDisk
+    }
+
+    /// Whether `lastAccess` is less than ``accessTimeSlack`` from the access time `onDisk` says.
+    private static func isWithinSlack(_ lastAccess: Double, _ onDisk: ResourceMetadata) -> Bool {
+        abs(lastAccess - onDisk.lastAccess) < accessTimeSlack
     }
 
     /// The bytes of `wanted` (none when `needsBytes` is false: a prefetch), after checking the

@@ -12,9 +12,12 @@ extension EntryState {
         let summed = dirty.filter { unverified[$0] == nil }
         dirty.subtract(summed)
         summing.formUnion(summed)
-        let snapshot = ResourceMetadata(url: url, dataFileName: dataFileName, info: info, ranges: ranges,
-                                        lastAccess: lastAccess, checksums: checksums)
-        return (snapshot, summed)
+        return (metadata(url: url, dataFileName: dataFileName), summed)
+    }
+
+    /// What an index written now would say (before any checksum is filtered or summed).
+    func metadata(url: String, dataFileName: String) -> ResourceMetadata {
+        ResourceMetadata(url: url, dataFileName: dataFileName, info: info, ranges: ranges, lastAccess: lastAccess, checksums: checksums)
     }
 
     /// Summing `blocks` failed: they are summed again at the next index write.

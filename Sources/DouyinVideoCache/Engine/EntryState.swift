@@ -88,12 +88,16 @@ struct EntryState {
     }
 
     let tuning: Tuning
-    var info: VideoContentInfo?
+    var info: VideoContentInfo? { didSet { indexVersion &+= 1 } }
     /// What the origin said before ``dropAll()`` (a remove while readers are open) forgot it,
     /// until the next answer: a read that handed out bytes before the drop compares that answer
     /// with this, so a new file is still a new version to it. Never used to clip or to ask.
     var removedInfo: VideoContentInfo?
-    var ranges = ByteRangeSet()
+    var ranges = ByteRangeSet() { didSet { indexVersion &+= 1 } }
+    /// Bumped on every change of what an index says but the access time (``info``,
+    /// ``ranges``, ``checksums``): equal to the version an index was found to match, nothing
+    /// it says but the access time has changed since, and no comparison is needed.
+    private(set) var indexVersion = 0
     /// Bumped whenever stored bytes are dropped (a new version, a remove, a damaged block).
     var generation = 0
     /// Bumped only when the origin reveals a new version (validator or length): a read that
@@ -101,7 +105,7 @@ struct EntryState {
     var epoch = 0
     /// CRC-32C of each block's held bytes, as of the last index write (blocks in `dirty`
     /// have changed since and are summed again at the next one).
-    var checksums: [Int64: UInt32] = [:]
+    var checksums: [Int64: UInt32] = [:] { didSet { indexVersion &+= 1 } }
     var dirty: Set<Int64> = []
     /// Blocks an index write is summing now: out of ``dirty`` but their new sums not in
     /// ``checksums`` yet, so nothing can check them until ``summed(_:)`` or ``summingFailed(_:)``.

@@ -7,8 +7,27 @@ package enum ProxyPlaylist {
     /// `application/vnd.apple.mpegurl` or `application/x-mpegurl` (case-insensitive,
     /// parameters ignored), or its path ends in `.m3u8`.
     package static func isPlaylist(mimeType: String?, url: URL) -> Bool {
-        let type = (mimeType ?? "").split(separator: ";").first.map { $0.trimmingWhitespace().lowercased() } ?? ""
-        return type == "application/vnd.apple.mpegurl" || type == "application/x-mpegurl" || url.path.lowercased().hasSuffix(".m3u8")
+        isPlaylistType(mimeType) || isPlaylistPath(url)
+    }
+
+    /// Whether `mimeType` (parameters and surrounding spaces ignored, any case) is a
+    /// playlist's. On bytes: the proxy asks it for every answer, and splitting the `String`
+    /// by characters was a thirtieth of its CPU per small answer.
+    static func isPlaylistType(_ mimeType: String?) -> Bool {
+        guard let bytes = mimeType?.utf8 else { return false }
+        let isSpace = { (byte: UInt8) in byte == 32 || byte == 9 }
+        var type = bytes[..<(bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.endIndex)].drop(while: isSpace)
+        while let last = type.last, isSpace(last) { type = type.dropLast() }
+        let lowered = type.lazy.map { (65...90).contains($0) ? $0 + 32 : $0 }
+        return playlistTypes.contains { $0.utf8.elementsEqual(lowered) }
+    }
+
+    /// The MIME types of an HLS playlist (RFC 8216 §4), lowercase.
+    private static let playlistTypes = ["application/vnd.apple.mpegurl", "application/x-mpegurl"]
+
+    /// Whether `url`'s path ends in `.m3u8` (any case).
+    static func isPlaylistPath(_ url: URL) -> Bool {
+        url.path.lowercased().hasSuffix(".m3u8")
     }
 
     /// Whether `text` is a live media playlist (segments without `#EXT-X-ENDLIST`): served
