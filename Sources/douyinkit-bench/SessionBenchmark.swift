@@ -17,7 +17,8 @@ import Foundation
 /// `SESSION_CELLS` (names as printed, e.g. `8/40,drop`; default all), `SESSION_SWIPES`
 /// (default 40 a trace), `SESSION_POLICIES` (default all three) and `SESSION_SPARE_REACH`
 /// (``SessionProfile/Configuration/spareReach``; 0 turns rule 5 off) and `SESSION_MAX_PRELOADS`
-/// (``AdaptivePlan/Configuration/maximumPreloadFetches``; 2 keeps two in flight) change the run; `SESSION_LOG=<policy>` traces that
+/// (``AdaptivePlan/Configuration/maximumPreloadFetches``; 2 keeps two in flight) and `SESSION_PRELOADS`
+/// (``AdaptivePlan/Configuration/preloadFetches``) change the run; `SESSION_LOG=<policy>` traces that
 /// policy's decisions and views on standard error.
 enum SessionBenchmark {
     struct Cell {
@@ -140,6 +141,7 @@ enum SessionBenchmark {
                     configuration.policy = policy
                     if let reach = ProcessInfo.processInfo.environment["SESSION_SPARE_REACH"].flatMap(Int.init) { configuration.profile.spareReach = reach }
                     if let most = ProcessInfo.processInfo.environment["SESSION_MAX_PRELOADS"].flatMap(Int.init) { configuration.plan.maximumPreloadFetches = most }
+                    if let count = ProcessInfo.processInfo.environment["SESSION_PRELOADS"].flatMap(Int.init) { configuration.plan.preloadFetches = count }
                     let started = ContinuousClock.now
                     let logs = ProcessInfo.processInfo.environment["SESSION_LOG"] == policy.rawValue
                     if logs {

@@ -227,8 +227,6 @@ import Testing
                                                           remaining: 101_000, configuration: plan), "\(purpose): the link is busy")
             #expect(!AdaptivePlan.admitsStartBesideTopUps(fetch(purpose), playing: short, readPosition: 160_000, estimate: estimate,
                                                           remaining: 0, configuration: plan), "\(purpose): the top-ups fall short of the target")
-            #expect(!AdaptivePlan.admitsStartBesideTopUps(fetch(purpose), playing: planned, readPosition: nil, estimate: estimate,
-                                                          remaining: 0, configuration: plan), "\(purpose): not started")
         }
         for purpose in [AdaptivePlan.Purpose.depth, .playing, .playingStart] {
             #expect(!AdaptivePlan.admitsStartBesideTopUps(fetch(purpose), playing: planned, readPosition: 160_000, estimate: estimate,
@@ -241,8 +239,77 @@ import Testing
         // Values at Int64's edges do not trap.
         #expect(!AdaptivePlan.admitsStartBesideTopUps(fetch(.probe), playing: planned, readPosition: 160_000, estimate: .min,
                                                       remaining: .max, configuration: plan))
-        #expect(!AdaptivePlan.admitsStartBesideTopUps(fetch(.probe), playing: planned, readPosition: .max, estimate: .max,
-                                                      remaining: .max, configuration: plan))
+        // (On a link of Int64.max bits per second any fetch is negligible, however busy.)
+        #expect(AdaptivePlan.admitsStartBesideTopUps(fetch(.probe), playing: planned, readPosition: .max, estimate: .max,
+                                                     remaining: .max, configuration: plan))
+    }
+
+    /// Before playback, a window item's probe, start bytes or lead may go beside the playing
+    /// item's start only once every start byte it needs is on its way and the link would idle
+    /// (the first view of a session on a 200 ms link lasting under the start plus a probe
+    /// and a `moov` round trip otherwise finds the next item not started).
+    @Test func beforePlaybackStartBytesGoBesideOnlyOnceThePlayingStartIsOnItsWay() {
+        var plan = AdaptivePlan.Configuration()
+        plan.latency = .milliseconds(200)
+        let estimate: Int64 = 4_000_000
+        let gear = Gear(url: URL(string: "http://o.test/0.mp4")!, bitRate: 1_200_000)
+        let start = StartBytes(head: 0..<160_000, tail: 1_400_000..<1_500_000)
+        func playing(_ held: [Range<Int64>], start: StartBytes? = start) -> AdaptivePlan.Item {
+            AdaptivePlan.Item(index: 0, gear: gear, length: start == nil ? nil : 1_500_000, start: start, held: ByteRangeSet(held))
+        }
+        let url = URL(string: "http://o.test/1.mp4")!
+        func fetch(_ purpose: AdaptivePlan.Purpose) -> AdaptivePlan.Fetch { AdaptivePlan.Fetch(index: 1, url: url, range: 0..<180_000, purpose: purpose) }
+        let whole = playing([0..<160_000, 1_400_000..<1_500_000])
+        let probing = playing([0..<plan.probeBytes + gear.bytes(for: .seconds(1))], start: nil)
+        for purpose in [AdaptivePlan.Purpose.probe, .start, .lead] {
+            for item in [whole, probing] {
+                #expect(AdaptivePlan.admitsStartBesideTopUps(fetch(purpose), playing: item, readPosition: nil, estimate: estimate,
+                                                             remaining: 99_000, configuration: plan), "\(purpose)")
+                #expect(!AdaptivePlan.admitsStartBesideTopUps(fetch(purpose), playing: item, readPosition: nil, estimate: estimate,
+                                                              remaining: 101_000, configuration: plan), "\(purpose): the link is busy")
+            }
+            for item in [playing([0..<160_000]), playing([1_400_000..<1_500_000]), playing([0..<159_999, 1_400_000..<1_500_000]),
+                         playing([0..<1000], start: nil)] {
+                #expect(!AdaptivePlan.admitsStartBesideTopUps(fetch(purpose), playing: item, readPosition: nil, estimate: estimate,
+                                                              remaining: 0, configuration: plan), "\(purpose): a start byte not asked for")
+            }
+        }
+        #expect(!AdaptivePlan.admitsStartBesideTopUps(fetch(.depth), playing: whole, readPosition: nil, estimate: estimate,
+                                                      remaining: 0, configuration: plan), "depth never")
+    }
+
+    /// A window item's fetch that takes the link no longer than ``negligibleTransfer`` (10 ms:
+    /// 5,000 bytes at 4 Mbit/s) starts while the link is busy; a byte more, or depth, waits.
+    @Test func aFetchOfNegligibleBytesStartsWhileTheLinkIsBusy() {
+        var plan = AdaptivePlan.Configuration()
+        plan.latency = .milliseconds(200)
+        let estimate: Int64 = 4_000_000
+        let url = URL(string: "http://o.test/1.mp4")!
+        func fetch(_ purpose: AdaptivePlan.Purpose, _ bytes: Int64) -> AdaptivePlan.Fetch {
+            AdaptivePlan.Fetch(index: 1, url: url, range: 900_000..<(900_000 + bytes), purpose: purpose)
+        }
+        for purpose in [AdaptivePlan.Purpose.probe, .start, .lead] {
+            #expect(AdaptivePlan.isNegligible(fetch(purpose, 5_000), estimate: estimate, configuration: plan), "\(purpose)")
+            #expect(!AdaptivePlan.isNegligible(fetch(purpose, 5_001), estimate: estimate, configuration: plan), "\(purpose)")
+        }
+        for purpose in [AdaptivePlan.Purpose.depth, .playing, .playingStart] {
+            #expect(!AdaptivePlan.isNegligible(fetch(purpose, 1), estimate: estimate, configuration: plan), "\(purpose) never")
+        }
+        // Beside top-ups with the link busy (remaining far over the bandwidth-delay product).
+        let gear = Gear(url: URL(string: "http://o.test/0.mp4")!, bitRate: 1_200_000)
+        let start = StartBytes(head: 0..<160_000, tail: nil)
+        let target = gear.bytes(for: AdaptivePlan.bufferTarget(for: gear, estimate: estimate, configuration: plan))
+        let planned = AdaptivePlan.Item(index: 0, gear: gear, length: 1_500_000, start: start, held: ByteRangeSet([0..<(160_000 + target)]))
+        let short = AdaptivePlan.Item(index: 0, gear: gear, length: 1_500_000, start: start, held: ByteRangeSet([0..<(160_000 + target - 1)]))
+        #expect(AdaptivePlan.admitsStartBesideTopUps(fetch(.start, 1_400), playing: planned, readPosition: 160_000, estimate: estimate,
+                                                     remaining: 400_000, configuration: plan))
+        #expect(!AdaptivePlan.admitsStartBesideTopUps(fetch(.start, 9_000), playing: planned, readPosition: 160_000, estimate: estimate,
+                                                      remaining: 400_000, configuration: plan))
+        #expect(!AdaptivePlan.admitsStartBesideTopUps(fetch(.start, 1_400), playing: short, readPosition: 160_000, estimate: estimate,
+                                                      remaining: 400_000, configuration: plan), "the playing item still comes first")
+        // Values at the edges do not trap.
+        #expect(!AdaptivePlan.isNegligible(fetch(.start, 5_000), estimate: .min, configuration: plan))
+        #expect(AdaptivePlan.isNegligible(fetch(.start, 1 << 40), estimate: .max, configuration: plan))
     }
 
     /// Two preloads may always be in flight; a third and fourth only while what those in

@@ -15,8 +15,9 @@ import Foundation
 ///    ``Configuration/minAhead`` nor over ``Configuration/playAhead``. What is ahead at a
 ///    swipe is never played, so it holds no more than that.
 /// 2. Nothing else while the playing item holds less than its target ahead (and is not held
-///    to its end) — but a window item's start bytes, probe or lead while its top-ups on their
-///    way cover the target and the link would idle waiting for their first bytes
+///    to its end) — but a window item's start bytes, probe or lead while its fetches on their
+///    way cover the target (before playback, its start bytes) and the link would idle
+///    waiting for their first bytes
 ///    (``admitsStartBesideTopUps(_:playing:readPosition:estimate:remaining:configuration:)``).
 /// 3. Then the start bytes of each item in the window, nearest first; the nearest's buffer
 ///    target of media beyond them right after its own (the read position starts at the end of
@@ -90,6 +91,13 @@ public enum AdaptivePlan {
         public var probeBytes: Int64 = 32 * 1024
         /// The share of the estimate the playing gear may use before depth is fetched: 0.5.
         public var spareFraction: Double = 0.5
+        /// How long a window item's probe, start bytes or lead may take the link (its bytes
+        /// at the estimate) and still start while the link is busy: 10 ms by default, a tenth
+        /// of a position report's lateness, which the buffer target already absorbs. Such a
+        /// fetch (a `moov` at the end of a short clip, a lead's last piece) costs the playing
+        /// item less than that, while holding it back costs the item its round trip
+        /// (``isNegligible(_:estimate:configuration:)``).
+        public var negligibleTransfer: Duration = .milliseconds(10)
 
         /// The defaults.
         public init() {}
@@ -294,21 +302,39 @@ public enum AdaptivePlan {
     }
 
     /// Whether `fetch`, a window item's probe, start bytes or lead, may start before the
-    /// playing item holds its buffer target: the playing item's top-ups on their way cover
-    /// the target (`planned` counts them as held, `readPosition` is `nil` before playback
-    /// started: then never), and every fetch in flight has fewer bytes still to come
-    /// (`remaining`) than the link's bandwidth-delay product (`estimate` bits per second over
-    /// one ``Configuration/latency``). Those fetches then mostly wait for first bytes, and the
-    /// link would idle through the wait. On a link whose first byte is slow, a top-up holds
-    /// the playing item under its target for one time to first byte after another, and a run
-    /// of views shorter than that would otherwise never let a start byte through. The
-    /// playing item's target is sized for sharing the link (``Configuration/linkShare``);
-    /// depth never starts this way (it waits for the playing item to hold its reserve).
+    /// playing item holds its buffer target: the playing item's fetches on their way cover
+    /// what it needs now (`planned` counts them as held) — its buffer target once playing,
+    /// its start bytes before (`readPosition` is `nil` until playback started) — and every
+    /// fetch in flight has fewer bytes still to come (`remaining`) than the link's
+    /// bandwidth-delay product (`estimate` bits per second over one
+    /// ``Configuration/latency``). Those fetches then end within one time to first byte, so
+    /// the new request's bytes come after theirs and the link would idle through its wait
+    /// otherwise. On a link whose first byte is slow, a top-up holds the playing item under
+    /// its target for one time to first byte after another, and a run of views shorter than
+    /// that would otherwise never let a start byte through; before playback, a view shorter
+    /// than the playing item's start plus two round trips (a probe, then a `moov` at the end)
+    /// would find the next item not started. The playing item's target is sized for sharing
+    /// the link (``Configuration/linkShare``); depth never starts this way (it waits for the
+    /// playing item to hold its reserve).
     public static func admitsStartBesideTopUps(_ fetch: Fetch, playing planned: Item, readPosition: Int64?, estimate: Int64,
                                                remaining: Int64, configuration: Configuration = Configuration()) -> Bool {
-        guard fetch.purpose == .probe || fetch.purpose == .start || fetch.purpose == .lead,
-              admitsPreload(planned, readPosition: readPosition, estimate: estimate, configuration: configuration) else { return false }
-        return Double(max(0, remaining)) < bandwidthDelayBytes(estimate: estimate, configuration: configuration)
+        guard fetch.purpose == .probe || fetch.purpose == .start || fetch.purpose == .lead else { return false }
+        let covered = readPosition == nil
+            ? planned.missingStart(configuration) == nil
+            : admitsPreload(planned, readPosition: readPosition, estimate: estimate, configuration: configuration)
+        return covered && (Double(max(0, remaining)) < bandwidthDelayBytes(estimate: estimate, configuration: configuration)
+            || isNegligible(fetch, estimate: estimate, configuration: configuration))
+    }
+
+    /// Whether `fetch`, a window item's probe, start bytes or lead, takes the link (`estimate`
+    /// bits per second) no longer than ``Configuration/negligibleTransfer``: it may start
+    /// while the link is busy, beside top-ups and beyond ``Configuration/preloadFetches`` (not
+    /// beyond ``Configuration/maximumPreloadFetches``). On a link whose first byte is slow, a
+    /// `moov` of a few kilobytes held back behind a probe's transfer made the next item wait
+    /// one more round trip when the viewer got there.
+    public static func isNegligible(_ fetch: Fetch, estimate: Int64, configuration: Configuration = Configuration()) -> Bool {
+        guard fetch.purpose == .probe || fetch.purpose == .start || fetch.purpose == .lead else { return false }
+        return Double(fetch.range.count) * 8 / Double(max(1, estimate)) <= configuration.negligibleTransfer.inSeconds
     }
 
     /// The bytes a link of `estimate` bits per second carries in one ``Configuration/latency``.

@@ -155,11 +155,15 @@ extension FeedSession {
             }
         }
         let remaining = stillToCome(preloadsInFlight)
-        let pending = !AdaptivePlan.preloadHasRoom(count: preloadCount, remaining: remaining, estimate: estimate, configuration: plan) ? nil
+        let wanted = preloadCount >= max(1, plan.preloadFetches, plan.maximumPreloadFetches) ? nil
             : AdaptivePlan.preloadFetch(window: candidates, depth: profile.depth, estimate: estimate, playingBitRate: playing.gear.bitRate,
                                         configuration: plan)
             ?? AdaptivePlan.spareStartFetch(beyond: past.compactMap { planItem($0, known, inFlight: inFlight) }, estimate: estimate,
                                             playingBitRate: playing.gear.bitRate, configuration: plan)
+        let pending = wanted.flatMap { fetch in
+            AdaptivePlan.preloadHasRoom(count: preloadCount, remaining: remaining, estimate: estimate, configuration: plan)
+                || AdaptivePlan.isNegligible(fetch, estimate: estimate, configuration: plan) ? fetch : nil
+        }
         let reserve = pending.map {
             AdaptivePlan.reserve(for: $0, estimate: estimate, configuration: plan)
         } ?? .zero
