@@ -42,13 +42,13 @@ extension ProxyBenchmark {
     /// What a proxy suite driven by curl stands on: curl's path, a started loopback nginx and a
     /// scratch folder's URL (not made yet; the caller stops nginx and removes the folder).
     /// `nil`, after saying the suite `name` is skipped, when curl is not installed.
-    static func curlSuite(_ name: String) async throws -> (curl: String, nginx: NginxOrigin, scratch: URL)? {
+    static func curlSuite(_ name: String, extraLocations: String = "") async throws -> (curl: String, nginx: NginxOrigin, scratch: URL)? {
         guard let curl = try? installed("curl") else {
             print("\(name): skipped: curl not installed (scripts/install-deps.sh test installs it)")
             return nil
         }
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("douyinkit-bench-\(name)-\(UUID().uuidString)")
-        return (curl, try await NginxOrigin.start(), scratch)
+        return (curl, try await NginxOrigin.start(extraLocations: extraLocations), scratch)
     }
 
     /// Interleaved pairs of the same curl readers, from nginx (baseline) and through a proxy in

@@ -8,13 +8,16 @@ import Foundation
 /// over one keep-alive connection (`--next`), through the warm proxy against the same readers
 /// from a loopback nginx (`sendfile on`): interleaved pairs, the median of the pairwise
 /// throughput ratios; then the proxy's peak RSS over those pairs and how many of its bytes went
-/// out by `sendfile` (blocks checked under an unchanged file) rather than copied.
+/// out by `sendfile` (blocks checked under an unchanged file) rather than copied; then the same
+/// readers against nginx with `tcp_nopush on`, nginx's own way of sending a head with its body.
 extension ProxyBenchmark {
     static let readerFileBytes = 32 << 20
     static let rangesPerReader = 32
 
     static func readers() async throws {
-        guard let (curl, nginx, scratch) = try await curlSuite("proxy-readers") else { return }
+        // `/tuned/`: the same file from nginx with `tcp_nopush on` (TCP_CORK around sendfile, so
+        // a response head leaves with its body's first bytes): what the proxy's MSG_MORE does.
+        guard let (curl, nginx, scratch) = try await curlSuite("proxy-readers", extraLocations: "location /tuned/ { tcp_nopush on; }") else { return }
         defer {
             nginx.stop()
             try? FileManager.default.removeItem(at: scratch)
@@ -25,6 +28,7 @@ extension ProxyBenchmark {
             for index in stride(from: 0, to: raw.count, by: 8) { raw.storeBytes(of: generator.next(), toByteOffset: index, as: UInt64.self) }
         }
         try nginx.serve(file, at: "/r.mp4")
+        try nginx.serve(file, at: "/tuned/r.mp4")
         let server = VideoProxyServer(cache: try VideoCache(directory: scratch, sizeLimit: 1 << 30))
         try server.start()
         let origin = nginx.url("/r.mp4")
@@ -49,10 +53,12 @@ extension ProxyBenchmark {
         let viaProxy = commands(proxied.absoluteString)
         // The same ranges from nginx, so both sides read the same bytes.
         let fromNginx = viaProxy.map { $0.map { $0 == proxied.absoluteString ? origin.absoluteString : $0 } }
+        let fromTuned = viaProxy.map { $0.map { $0 == proxied.absoluteString ? nginx.url("/tuned/r.mp4").absoluteString : $0 } }
         let before = server.statistics
         let (versusNginx, peakGrowth) = try await againstNginx(curl, fromNginx: fromNginx, viaProxy: viaProxy)
         let peak = ResidentMemory.peak
         let after = server.statistics
+        let (versusTuned, _) = try await againstNginx(curl, fromNginx: fromTuned, viaProxy: viaProxy)
         await server.stop()
         let copier = VideoProxyServer(cache: try VideoCache(directory: scratch, sizeLimit: 1 << 30), configuration: copying)
         try copier.start()
@@ -66,6 +72,8 @@ extension ProxyBenchmark {
             + "of a warm \(readerFileBytes >> 20) MiB file; nginx with sendfile on (baseline) median \(rate(versusNginx.medianBaseline)) | "
             + "through the proxy median \(rate(versusNginx.medianSubject))")
         print("      throughput proxy / nginx: \(versusNginx.summary(.speedup, target: 1.0))")
+        print("      against nginx with tcp_nopush on (a head leaves with its body, as the proxy's MSG_MORE does): nginx median "
+            + "\(rate(versusTuned.medianBaseline)) | proxy median \(rate(versusTuned.medianSubject)); throughput proxy / nginx: \(versusTuned.summary(.speedup))")
         let served = after.bytesServed - before.bytesServed, byFile = after.bytesSentFromFile - before.bytesSentFromFile
         print("      the proxy's process over those pairs: peak RSS +\(fixed(Double(peakGrowth) / 1_048_576, 1)) MB "
             + "(\(fixed(Double(peak) / 1_048_576, 1)) MB in all); \(fixed(Double(byFile) * 100 / Double(max(1, served)), 1)) % of its "

@@ -47,11 +47,15 @@ package final class TCPConnection: Sendable {
         }
     }
 
-    /// Writes all of `bytes`, waiting for room as the peer reads.
+    /// Writes all of `bytes`, waiting for room as the peer reads. With `more` (Linux), the
+    /// kernel may hold a last partial segment back to join it with the next write
+    /// (`MSG_MORE`): a response head goes out in one segment with its body's first bytes
+    /// instead of one of its own, which the client wakes for separately. The next write
+    /// without it, or the socket's close, sends what was held.
     /// - Throws: ``SocketError/timedOut`` when the peer stopped reading until `deadline`
     ///   (`nil`: none), ``SocketError/closed``, a failed `send` (`EPIPE`, `ECONNRESET`),
     ///   `CancellationError`.
-    package func send(_ bytes: Data, deadline: ContinuousClock.Instant?) async throws {
+    package func send(_ bytes: Data, more: Bool = false, deadline: ContinuousClock.Instant?) async throws {
         var offset = 0
         while offset < bytes.count {
             guard !closed.withLock({ $0 }) else { throw SocketError.closed }
@@ -60,7 +64,7 @@ package final class TCPConnection: Sendable {
                 Darwin.send(fd, raw.baseAddress! + offset, raw.count - offset, 0)
                 #else
                 // MSG_NOSIGNAL: a peer that hung up must not kill the process with SIGPIPE.
-                Glibc.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                Glibc.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL) | (more ? Int32(MSG_MORE) : 0))
                 #endif
             }
             if sent >= 0 {

@@ -139,7 +139,13 @@ struct ProxyConnection: Sendable {
         }
         fields.append(("Content-Length", String(range.count)))
         let missing = heldBefore.missing(in: range).reduce(Int64(0)) { $0 + Int64($1.count) }
-        try await sendHead(status: status, fields: fields, keepAlive: head.keepAlive)
+        // A body follows at once (held, or its first chunk in hand): the head may wait for its
+        // first bytes to share a segment. Not before a fetch: the head would wait for the origin.
+        // The early read covers exactly this answer's bytes (the engine clips it to the
+        // length); any other answer reads afresh.
+        let earlyServes = early.map { $0.range.lowerBound == range.lowerBound && min($0.range.upperBound, length) == range.upperBound } ?? false
+        let bodyFollows = head.method == "GET" && !range.isEmpty && (missing == 0 || earlyServes)
+        try await sendHead(status: status, fields: fields, keepAlive: head.keepAlive, bodyFollows: bodyFollows)
         guard head.method == "GET" else {
             server.record(RequestRecord(method: head.method, origin: url, status: status, bodyBytes: 0), refused: false)
             return head.keepAlive
@@ -147,11 +153,9 @@ struct ProxyConnection: Sendable {
         var sent: Int64 = 0
         var failure: VideoCacheError?
         do {
-            // The early read covers exactly this answer's bytes (the engine clips it to the
-            // length); any other answer reads afresh.
             var chunks: AsyncThrowingStream<Data, any Error>.AsyncIterator?
             var pending: Data?
-            if let early, early.range.lowerBound == range.lowerBound, min(early.range.upperBound, length) == range.upperBound {
+            if let early, earlyServes {
                 (chunks, pending) = (early.chunks, early.first)
             } else {
                 // Warm bytes whose blocks were checked while the file has not changed since go
@@ -212,13 +216,15 @@ struct ProxyConnection: Sendable {
         try await sendHead(status: status, fields: extra + [("Content-Length", "0")], keepAlive: keepAlive)
     }
 
-    func sendHead(status: Int, fields: [(String, String)], keepAlive: Bool) async throws {
+    /// Sends a response head; `bodyFollows` when the body's bytes are written right after it
+    /// (the kernel may then send both in one segment: ``TCPConnection/send(_:more:deadline:)``).
+    func sendHead(status: Int, fields: [(String, String)], keepAlive: Bool, bodyFollows: Bool = false) async throws {
         var text = "HTTP/1.1 \(status) \(Self.reason(status))\r\n"
         for (name, value) in fields + [("Accept-Ranges", "bytes"), ("Connection", keepAlive ? "keep-alive" : "close")] {
             text += "\(name): \(value)\r\n"
         }
         text += "\r\n"
-        try await connection.send(Data(text.utf8), deadline: .now + server.configuration.writeTimeout)
+        try await connection.send(Data(text.utf8), more: bodyFollows, deadline: .now + server.configuration.writeTimeout)
     }
 
     private static func reason(_ status: Int) -> String {
