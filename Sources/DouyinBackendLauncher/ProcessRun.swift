@@ -202,13 +202,15 @@ package final class ProcessEnd: Sendable {
 }
 
 /// A long-running child a harness value owns until ``stop()``: a server that must not outlive
-/// it.
+/// it, nor the process: one never stopped (a server shared by a whole test run, held in a
+/// `static`) is sent SIGKILL when the process exits normally (``LiveChildren``).
 package final class OwnedChild: Sendable {
     private let running: LockedBox<(process: Process, end: ProcessEnd)?>
 
     /// Owns `process`, started with `end` as its end.
     package init(_ process: Process, end: ProcessEnd) {
         running = LockedBox((process, end))
+        LiveChildren.add(process.processIdentifier)
     }
 
     /// The child's process id until ``stop()``.
@@ -227,6 +229,32 @@ package final class OwnedChild: Sendable {
             kill(process.processIdentifier, SIGKILL)
         }
         end.waitHere()
+        LiveChildren.remove(process.processIdentifier)
+    }
+}
+
+/// The process ids of the ``OwnedChild``ren not stopped yet, each sent SIGKILL at the process's
+/// normal exit (`atexit`): a `swift test` run left three nginx servers behind every time.
+/// Not at a crash or a SIGKILL of this process; nothing in-process can do that.
+enum LiveChildren {
+    private static let ids: LockedBox<Set<Int32>> = {
+        atexit {
+            // At exit another thread may still hold the lock: then skip rather than hang.
+            guard let ids = LiveChildren.ids.withLockIfAvailable({ $0 }) else { return }
+            // Only a child of this process still running: `waitpid` answers 0 for it without
+            // reaping. One that ended and was reaped may have lent its id to a stranger.
+            var status: Int32 = 0
+            for id in ids where id > 0 && waitpid(id, &status, WNOHANG) == 0 { kill(id, SIGKILL) }
+        }
+        return LockedBox([])
+    }()
+
+    static func add(_ id: Int32) {
+        ids.withLock { _ = $0.insert(id) }
+    }
+
+    static func remove(_ id: Int32) {
+        ids.withLock { _ = $0.remove(id) }
     }
 }
 
