@@ -18,7 +18,8 @@ import Foundation
 /// (default 40 a trace), `SESSION_POLICIES` (default all three) and `SESSION_SPARE_REACH`
 /// (``SessionProfile/Configuration/spareReach``; 0 turns rule 5 off) and `SESSION_MAX_PRELOADS`
 /// (``AdaptivePlan/Configuration/maximumPreloadFetches``; 2 keeps two in flight) and `SESSION_PRELOADS`
-/// (``AdaptivePlan/Configuration/preloadFetches``) change the run; `SESSION_LOG=<policy>` traces that
+/// (``AdaptivePlan/Configuration/preloadFetches``) and `SESSION_MAX_DEPTH` (seconds,
+/// ``SessionProfile/Configuration/maxDepth``; 0 turns depth off) change the run; `SESSION_LOG=<policy>` traces that
 /// policy's decisions and views on standard error.
 enum SessionBenchmark {
     struct Cell {
@@ -142,6 +143,9 @@ enum SessionBenchmark {
                     if let reach = ProcessInfo.processInfo.environment["SESSION_SPARE_REACH"].flatMap(Int.init) { configuration.profile.spareReach = reach }
                     if let most = ProcessInfo.processInfo.environment["SESSION_MAX_PRELOADS"].flatMap(Int.init) { configuration.plan.maximumPreloadFetches = most }
                     if let count = ProcessInfo.processInfo.environment["SESSION_PRELOADS"].flatMap(Int.init) { configuration.plan.preloadFetches = count }
+                    if let seconds = ProcessInfo.processInfo.environment["SESSION_MAX_DEPTH"].flatMap(Double.init) {
+                        configuration.profile.maxDepth = .milliseconds(Int64((max(0, min(seconds, 3600)) * 1000).rounded()))
+                    }
                     let started = ContinuousClock.now
                     let logs = ProcessInfo.processInfo.environment["SESSION_LOG"] == policy.rawValue
                     if logs {

@@ -17,7 +17,8 @@ import Foundation
 /// 2. Nothing else while the playing item holds less than its target ahead (and is not held
 ///    to its end) — but a window item's start bytes, probe or lead while its fetches on their
 ///    way cover the target (before playback, its start bytes) and the link would idle
-///    waiting for their first bytes
+///    waiting for their first bytes, or it takes the link no longer than
+///    ``Configuration/negligibleTransfer``
 ///    (``admitsStartBesideTopUps(_:playing:readPosition:estimate:remaining:configuration:)``).
 /// 3. Then the start bytes of each item in the window, nearest first; the nearest's buffer
 ///    target of media beyond them right after its own (the read position starts at the end of
@@ -27,7 +28,9 @@ import Foundation
 ///    the link with the playing item's top-ups, whose target is sized for that
 ///    (``Configuration/linkShare``): they are played whenever the viewer goes on. Up to
 ///    ``Configuration/preloadFetches`` run at once, more while the link would idle
-///    (``preloadHasRoom(count:remaining:estimate:configuration:)``).
+///    (``preloadHasRoom(count:remaining:estimate:configuration:)``), and a fetch that takes
+///    the link no longer than ``Configuration/negligibleTransfer`` beyond those too
+///    (``isNegligible(_:estimate:configuration:)``).
 /// 4. Then, only while bandwidth is spare (the estimate times ``Configuration/spareFraction``
 ///    above the playing gear's bitrate), the profile's depth of each window item, nearest
 ///    first, capped at the item's buffer target: a preload never holds more ahead than the
