@@ -193,6 +193,11 @@ package final class ProcessEnd: Sendable {
         ended.leave()
     }
 
+    /// Runs `body` once the process ended (on a global queue).
+    package func onEnd(_ body: @escaping @Sendable () -> Void) {
+        ended.notify(queue: .global(), execute: body)
+    }
+
     /// Returns once the process ended (its `terminationStatus` can be read then).
     package func wait() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -210,7 +215,10 @@ package final class OwnedChild: Sendable {
     /// Owns `process`, started with `end` as its end.
     package init(_ process: Process, end: ProcessEnd) {
         running = LockedBox((process, end))
-        LiveChildren.add(process.processIdentifier)
+        let id = process.processIdentifier
+        LiveChildren.add(id)
+        // Off the books once it ended, stopped or not: its id may go to another process.
+        end.onEnd { LiveChildren.remove(id) }
     }
 
     /// The child's process id until ``stop()``.
@@ -229,32 +237,35 @@ package final class OwnedChild: Sendable {
             kill(process.processIdentifier, SIGKILL)
         }
         end.waitHere()
-        LiveChildren.remove(process.processIdentifier)
     }
 }
 
-/// The process ids of the ``OwnedChild``ren not stopped yet, each sent SIGKILL at the process's
+/// The process ids of the ``OwnedChild``ren still running, each sent SIGKILL at the process's
 /// normal exit (`atexit`): a `swift test` run left three nginx servers behind every time.
-/// Not at a crash or a SIGKILL of this process; nothing in-process can do that.
+/// Not at a crash or a SIGKILL of this process; nothing in-process can do that. Counted, not a
+/// set: a child's end is noted asynchronously, after its id may already be another's.
 enum LiveChildren {
-    private static let ids: LockedBox<Set<Int32>> = {
+    private static let ids: LockedBox<[Int32: Int]> = {
         atexit {
             // At exit another thread may still hold the lock: then skip rather than hang.
             guard let ids = LiveChildren.ids.withLockIfAvailable({ $0 }) else { return }
             // Only a child of this process still running: `waitpid` answers 0 for it without
             // reaping. One that ended and was reaped may have lent its id to a stranger.
             var status: Int32 = 0
-            for id in ids where id > 0 && waitpid(id, &status, WNOHANG) == 0 { kill(id, SIGKILL) }
+            for id in ids.keys where id > 0 && waitpid(id, &status, WNOHANG) == 0 { kill(id, SIGKILL) }
         }
-        return LockedBox([])
+        return LockedBox([:])
     }()
 
     static func add(_ id: Int32) {
-        ids.withLock { _ = $0.insert(id) }
+        ids.withLock { $0[id, default: 0] += 1 }
     }
 
     static func remove(_ id: Int32) {
-        ids.withLock { _ = $0.remove(id) }
+        ids.withLock { ids in
+            guard let count = ids[id] else { return }
+            ids[id] = count > 1 ? count - 1 : nil
+        }
     }
 }
 

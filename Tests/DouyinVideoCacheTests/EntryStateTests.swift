@@ -33,6 +33,34 @@ struct EntryStateTests {
         return (token, start)
     }
 
+    // MARK: The index version
+
+    /// What an index says but the access time (the length and validators, the ranges, the
+    /// checksums) moves ``EntryState/indexVersion``, however it changes; the access time and
+    /// the bookkeeping of reads do not. A close skips comparing the index while it is unchanged.
+    @Test func everyChangeOfWhatAnIndexSaysMovesItsVersion() {
+        var state = state(length: 1_000, etag: "a", held: [0..<600])
+        var seen = state.indexVersion
+        func moved(_ what: String) {
+            #expect(state.indexVersion != seen, "\(what) did not move the version")
+            seen = state.indexVersion
+        }
+        state.ranges.insert(600..<700)
+        moved("a range stored")
+        state.checksums[0] = 42
+        moved("a checksum")
+        state.checksums.removeValue(forKey: 0)
+        moved("a checksum removed")
+        _ = state.dropAll()
+        moved("dropping everything")
+        state.info = VideoContentInfo(length: 1_000, etag: "b")
+        moved("a new validator")
+        state.lastAccess = 99
+        state.dirty.insert(3)
+        _ = state.beginRead()
+        #expect(state.indexVersion == seen, "the access time and reads' bookkeeping are not in the index's comparison")
+    }
+
     // MARK: Planning reads
 
     @Test func heldBytesAreReadWithTheirGenerationAndEpoch() {

@@ -96,7 +96,9 @@ struct ProxyServerTests: ProxySuite {
         let a = server.url(for: nginx.url("/v/a.mp4"))!.absoluteString, b = server.url(for: nginx.url("/v/b.mp4"))!.absoluteString
         let out = folder.appending("bodies")
         try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
-        let requests: [(url: String, extra: [String])] = [(a, []), (b, []), (a, ["-H", "Host: attacker.example:\(server.port!)"]),
+        // The foreign Host right after a good request for the same target and method: only a
+        // route that depends on Host refuses it.
+        let requests: [(url: String, extra: [String])] = [(a, []), (b, []), (a, []), (a, ["-H", "Host: attacker.example:\(server.port!)"]),
                                                           (a, ["-I"]), (a, []), (b, [])]
         var arguments: [String] = []
         for (index, request) in requests.enumerated() {
@@ -105,12 +107,13 @@ struct ProxyServerTests: ProxySuite {
         }
         let result = try await runProcess(try tool("curl"), arguments)
         await server.stop()
-        #expect(result.stdout == "206 1\n206 0\n403 0\n206 0\n206 0\n206 0\n")
+        #expect(result.stdout == "206 1\n206 0\n206 0\n403 0\n206 0\n206 0\n206 0\n")
         func body(_ index: Int) -> Data? { try? Data(contentsOf: out.appendingPathComponent("\(index)")) }
         #expect(body(0) == file[100..<1100])
         #expect(body(1) == other[100..<1100])
-        #expect(body(4) == file[100..<1100])
-        #expect(body(5) == other[100..<1100])
+        #expect(body(2) == file[100..<1100])
+        #expect(body(5) == file[100..<1100])
+        #expect(body(6) == other[100..<1100])
         folder.remove()
     }
 

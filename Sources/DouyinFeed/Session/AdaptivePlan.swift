@@ -329,7 +329,8 @@ public enum AdaptivePlan {
             || isNegligible(fetch, estimate: estimate, configuration: configuration))
     }
 
-    /// Whether `fetch`, a window item's probe, start bytes or lead, takes the link (`estimate`
+    /// Whether `fetch`, a preload's probe, start bytes or lead (a window item's, or with
+    /// ``SessionProfile/Configuration/spareReach`` one just past it), takes the link (`estimate`
     /// bits per second) no longer than ``Configuration/negligibleTransfer``: it may start
     /// while the link is busy, beside top-ups and beyond ``Configuration/preloadFetches`` (not
     /// beyond ``Configuration/maximumPreloadFetches``). On a link whose first byte is slow, a

@@ -79,6 +79,16 @@ package final class TCPConnection: Sendable {
         }
     }
 
+    /// Sends at once what a write with `more` left held back (setting `TCP_NODELAY` again
+    /// pushes pending segments on Linux); nothing once closed.
+    package func pushHeldBytes() {
+        closed.withLock { closed in
+            guard !closed else { return }
+            var noDelay: Int32 = 1
+            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
+        }
+    }
+
     /// Ends this side's writing (`shutdown(SHUT_WR)`: the peer reads the end of the stream)
     /// while reads go on; nothing once closed.
     package func shutdownWrite() {

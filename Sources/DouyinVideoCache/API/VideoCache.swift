@@ -215,7 +215,9 @@ public final class VideoCache: Sendable {
 
     private func key(for url: URL) -> String {
         let name = configuration.cacheKey(url)
-        if let last = lastKey.withLock({ $0 }), last.name == name { return last.key }
+        // Bytes, not `String` equality: canonically equivalent names (a precomposed "é" and
+        // "e" with a combining accent) are equal `String`s but hash to different keys.
+        if let last = lastKey.withLock({ $0 }), last.name.utf8.elementsEqual(name.utf8) { return last.key }
         let key = MD5Digest.hex(name)
         lastKey.withLock { $0 = (name, key) }
         return key

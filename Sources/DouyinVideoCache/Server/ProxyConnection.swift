@@ -167,6 +167,11 @@ struct ProxyConnection: Sendable {
                 }
                 sent = fast.bytes
                 if fast.bytes > 0 { server.counters.withLock { $0.bytesSentFromFile += fast.bytes } }
+                if sent < Int64(range.count), server.configuration.sendsFromFile, bodyFollows {
+                    // The fast path stopped short (the file changed, a block to check): the rest
+                    // may need the origin, and a head held back for its body would wait for it.
+                    connection.pushHeldBytes()
+                }
                 if sent < Int64(range.count) {
                     chunks = reader.chunks((range.lowerBound + sent)..<range.upperBound, continuing: fast.epoch).makeAsyncIterator()
                 }
@@ -260,7 +265,11 @@ struct RouteMemo {
     /// which depends on nothing else, so an equal target, Host and method give the same.
     mutating func route(of head: HTTPRequestHead, token: String, port: Int) -> Routed {
         let host = head.value("host")
-        if let last, last.target == head.target, last.host == host, last.method == head.method { return last.routed }
+        // Compared as bytes: `String` equality would take canonically equivalent text as the same.
+        if let last, last.target.utf8.elementsEqual(head.target.utf8), last.method.utf8.elementsEqual(head.method.utf8),
+           last.host.map({ Array($0.utf8) }) == host.map({ Array($0.utf8) }) {
+            return last.routed
+        }
         let route = ProxyRoute(head: head, token: token, port: port)
         var playlistPath = false
         if case .origin(let url) = route { playlistPath = ProxyPlaylist.isPlaylistPath(url) }
