@@ -139,11 +139,11 @@ struct ProxyConnection: Sendable {
         }
         fields.append(("Content-Length", String(range.count)))
         let missing = heldBefore.missing(in: range).reduce(Int64(0)) { $0 + Int64($1.count) }
-        // A body follows at once (held, or its first chunk in hand): the head may wait for its
-        // first bytes to share a segment. Not before a fetch: the head would wait for the origin.
         // The early read covers exactly this answer's bytes (the engine clips it to the
         // length); any other answer reads afresh.
         let earlyServes = early.map { $0.range.lowerBound == range.lowerBound && min($0.range.upperBound, length) == range.upperBound } ?? false
+        // A body follows at once (held, or its first chunk in hand): the head may wait for its
+        // first bytes to share a segment. Not before a fetch: the head would wait for the origin.
         let bodyFollows = head.method == "GET" && !range.isEmpty && (missing == 0 || earlyServes)
         try await sendHead(status: status, fields: fields, keepAlive: head.keepAlive, bodyFollows: bodyFollows)
         guard head.method == "GET" else {
@@ -265,9 +265,7 @@ struct RouteMemo {
     /// which depends on nothing else, so an equal target, Host and method give the same.
     mutating func route(of head: HTTPRequestHead, token: String, port: Int) -> Routed {
         let host = head.value("host")
-        // Compared as bytes: `String` equality would take canonically equivalent text as the same.
-        if let last, last.target.utf8.elementsEqual(head.target.utf8), last.method.utf8.elementsEqual(head.method.utf8),
-           last.host.map({ Array($0.utf8) }) == host.map({ Array($0.utf8) }) {
+        if let last, Self.sameBytes(last.target, head.target), Self.sameBytes(last.method, head.method), Self.sameBytes(last.host, host) {
             return last.routed
         }
         let route = ProxyRoute(head: head, token: token, port: port)
@@ -276,6 +274,16 @@ struct RouteMemo {
         let routed = Routed(route: route, hasPlaylistPath: playlistPath)
         last = (head.target, host, head.method, routed)
         return routed
+    }
+
+    /// Whether `a` and `b` are the same bytes (both absent counts): `String` equality would
+    /// take canonically equivalent text as the same.
+    private static func sameBytes(_ a: String?, _ b: String?) -> Bool {
+        switch (a, b) {
+        case (nil, nil): true
+        case let (a?, b?): a.utf8.elementsEqual(b.utf8)
+        default: false
+        }
     }
 }
 
