@@ -9,9 +9,9 @@ import Testing
 /// (the real calls, wrapped to count; no fault is injected).
 @Suite("VideoCache writes its index only when it changed")
 struct IndexWriteTests {
-    @Test func aReaderOpenedAndClosedWithNothingNewWritesNoIndex() async throws {
-        let folder = try TemporaryDirectory()
-        defer { folder.remove() }
+    /// A 300,000-byte source file in `folder`, and the real syscalls with `rename` counted:
+    /// each index write ends in one.
+    static func renameCountingSetup(in folder: TemporaryDirectory) throws -> (source: URL, renames: LockedBox<Int>, calls: Syscalls) {
         let source = folder.appending("source.mp4")
         try videoBytes(300_000, seed: 22).write(to: source)
         let renames = LockedBox(0)
@@ -21,6 +21,13 @@ struct IndexWriteTests {
             renames.withLock { $0 += 1 }
             return rename(from, to)
         }
+        return (source, renames, calls)
+    }
+
+    @Test func aReaderOpenedAndClosedWithNothingNewWritesNoIndex() async throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let (source, renames, calls) = try Self.renameCountingSetup(in: folder)
         let cache = try VideoCache(directory: folder.appending("cache"), sizeLimit: 1 << 30, origin: FileOrigin(),
                                    configuration: VideoCache.Configuration(), files: FileIO(syscalls: calls))
         // Given a resource with bytes held and indexed
@@ -47,15 +54,7 @@ struct IndexWriteTests {
     @Test func closesAfterAnUnchangedOneStillWriteWhatChanged() async throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
-        let source = folder.appending("source.mp4")
-        try videoBytes(300_000, seed: 22).write(to: source)
-        let renames = LockedBox(0)
-        var calls = Syscalls.system
-        let rename = calls.rename
-        calls.rename = { from, to in
-            renames.withLock { $0 += 1 }
-            return rename(from, to)
-        }
+        let (source, renames, calls) = try Self.renameCountingSetup(in: folder)
         let clock = LockedBox(Date(timeIntervalSince1970: 1_800_000_000))
         var configuration = VideoCache.Configuration()
         configuration.now = { clock.withLock { $0 } }
