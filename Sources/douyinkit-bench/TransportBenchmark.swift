@@ -50,9 +50,11 @@ enum TransportBenchmark {
             defer { try? FileManager.default.removeItem(at: scratch) }
             var times: [Double] = []
             for run in 0..<loops {
-                let reader = try VideoCache(directory: scratch.appendingPathComponent("\(run)"), sizeLimit: 1 << 30, origin: HTTPOrigin()).reader(for: url)
+                let directory = scratch.appendingPathComponent("\(run)")
+                let reader = try VideoCache(directory: directory, sizeLimit: 1 << 30, origin: HTTPOrigin()).reader(for: url)
                 times.append(try await timed { _ = try await reader.read(0..<Int64(32 << 20)) })
                 reader.close()
+                try? FileManager.default.removeItem(at: directory)  // see coldVideo
             }
             print("  libcurl origin alone: median \(ms(median(times)))")
             return
@@ -127,8 +129,16 @@ enum TransportBenchmark {
         var run = 0
         func read(_ origin: any VideoOrigin) async throws -> Double {
             run += 1
-            let reader = try VideoCache(directory: scratch.appendingPathComponent("\(run)"), sizeLimit: 1 << 30, origin: origin).reader(for: url)
-            defer { reader.close() }
+            let directory = scratch.appendingPathComponent("\(run)")
+            let reader = try VideoCache(directory: directory, sizeLimit: 1 << 30, origin: origin).reader(for: url)
+            defer {
+                reader.close()
+                // Each run's files go before the next run, as the curl tool's do: in a memory
+                // cgroup (this sandbox's), once ~500 MB of earlier runs' page cache is kept every
+                // new page of a write costs ~10× (reclaim), so each pair measured how many
+                // pairs ran before it (a 32 MB write: 8 ms with none kept, 78-107 ms past it).
+                try? FileManager.default.removeItem(at: directory)
+            }
             return try await timed {
                 let count = try await reader.read(0..<Int64(bytes)).count
                 precondition(count == bytes)

@@ -35,6 +35,24 @@ struct HTTPBodyBufferTests {
         #expect(calls.resumes.count == 1)
     }
 
+    /// libcurl hands each read in a buffer it reuses for the next: the bytes must be copied
+    /// during the offer, into an empty buffer and onto held ones alike.
+    @Test func offeredBytesAreCopiedBeforeTheTransportReusesItsBuffer() async throws {
+        let buffer = Calls().buffer(limit: 100)
+        var transportBuffer: [UInt8] = [1, 2, 3]
+        #expect(transportBuffer.withUnsafeBytes { buffer.offer($0) } == .taken)
+        transportBuffer = [4, 5, 6]
+        #expect(transportBuffer.withUnsafeBytes { buffer.offer($0) } == .taken)
+        for index in transportBuffer.indices { transportBuffer[index] = 0 }
+        #expect(try await buffer.next()?.data == Data([1, 2, 3, 4, 5, 6]))
+
+        let reader = Task { try await buffer.next() }
+        transportBuffer = [7, 8]
+        #expect(transportBuffer.withUnsafeBytes { buffer.offer($0) } == .taken)
+        for index in transportBuffer.indices { transportBuffer[index] = 0 }
+        #expect(try await reader.value?.data == Data([7, 8]))
+    }
+
     @Test func aWaitingReaderGetsTheOfferDirectly() async throws {
         let buffer = Calls().buffer(limit: 1)
         let reader = Task { try await buffer.next() }

@@ -195,7 +195,7 @@ final class CurlTransfer: @unchecked Sendable {
             _ = douyin_curl_get_long(easy, CURLINFO_RESPONSE_CODE, &status)
             deliverHead(status: status)
         }
-        switch buffer.offer(Data(bytes), at: now) {
+        switch buffer.offer(UnsafeRawBufferPointer(bytes), at: now) {
         case .taken:
             return bytes.count
         case .full:

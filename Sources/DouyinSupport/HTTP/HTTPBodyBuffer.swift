@@ -35,6 +35,12 @@ package final class HTTPBodyBuffer: Sendable {
         mutating func hold(_ data: Data) {
             if pending.isEmpty { pending = data } else { pending.append(data) }
         }
+
+        /// Joins a transport's read to the bytes held, copying it once: into new storage, or
+        /// straight onto the end of what is held (not through a `Data` of its own first).
+        mutating func hold(_ bytes: UnsafeRawBufferPointer) {
+            if pending.isEmpty { pending = Data(bytes) } else { pending.append(bytes.assumingMemoryBound(to: UInt8.self)) }
+        }
     }
 
     private let state = LockedBox(State())
@@ -50,9 +56,11 @@ package final class HTTPBodyBuffer: Sendable {
         self.cancelTransfer = cancelTransfer
     }
 
-    /// Offers bytes that arrived at `arrival`. A reader holding nothing always takes them, so
-    /// every offer makes progress whatever its size.
-    package func offer(_ data: Data, at arrival: ContinuousClock.Instant = .now) -> Offer {
+    /// Offers bytes that arrived at `arrival`, valid only during the call (a transport's own
+    /// buffer): they are copied once, into the chunk a waiting reader gets or onto the end of
+    /// the bytes held. A reader holding nothing always takes them, so every offer makes
+    /// progress whatever its size.
+    package func offer(_ bytes: UnsafeRawBufferPointer, at arrival: ContinuousClock.Instant = .now) -> Offer {
         let (result, waiter) = state.withLock { state -> (Offer, CheckedContinuation<HTTPBodyChunk?, any Error>?) in
             if state.finished { return (.closed, nil) }
             if let waiter = state.waiter {
@@ -63,12 +71,17 @@ package final class HTTPBodyBuffer: Sendable {
                 state.paused = true
                 return (.full, nil)
             }
-            state.hold(data)
+            state.hold(bytes)
             state.arrival = arrival
             return (.taken, nil)
         }
-        waiter?.resume(returning: HTTPBodyChunk(data: data, arrival: arrival))
+        waiter?.resume(returning: HTTPBodyChunk(data: Data(bytes), arrival: arrival))
         return result
+    }
+
+    /// Offers the bytes of `data` as the raw-bytes `offer` does (copied once).
+    package func offer(_ data: Data, at arrival: ContinuousClock.Instant = .now) -> Offer {
+        data.withUnsafeBytes { offer($0, at: arrival) }
     }
 
     /// Takes bytes whatever the reader holds, and says whether it now holds more than the
