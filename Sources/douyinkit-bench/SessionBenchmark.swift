@@ -86,7 +86,11 @@ enum SessionBenchmark {
         var shares: [Double] = []
         for (number, cell) in cells.enumerated() where chosen.isEmpty || chosen.contains(cell.name) {
             let (traceName, trace) = traces[cell.trace]
-            let outcomes = try await run(cell, policies: policies, trace: trace, media: media, scratch: scratch.appendingPathComponent("cell-\(number)"), top: top)
+            let cellScratch = scratch.appendingPathComponent("cell-\(number)")
+            let outcomes = try await run(cell, policies: policies, trace: trace, media: media, scratch: cellScratch, top: top)
+            // A cell's caches go before the next cell: kept, they would make every later cell's
+            // writes dearer (see TransportBenchmark.coldVideo) the further down the matrix it is.
+            try? FileManager.default.removeItem(at: cellScratch)
             let oracle = SessionOracle.score(trace: trace, items: oracleItems, link: cell.link, waitCharge: Double(top) / 1e6)
             print("\n\(cell.name): \(cell.drop ? "8 Mbit/s dropping to 1.5 from 40 s to 70 s" : "\(fixed(cell.megabits, 0)) Mbit/s"), "
                 + "\(cell.latency) ms to first byte; \(traceName)")
