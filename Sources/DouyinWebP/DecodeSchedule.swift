@@ -6,7 +6,7 @@ struct FrameCallbacks: Sendable {
     let end: @Sendable ((any Error)?) -> Void
 }
 
-/// One frame of one request, to decode in one operation.
+/// One frame of one request, to decode.
 struct DecodeJob: Sendable {
     let request: Int
     let frame: Int

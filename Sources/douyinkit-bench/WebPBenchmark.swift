@@ -34,7 +34,9 @@ enum WebPBenchmark {
     static func firstFrames(of covers: [Data]) async throws {
         let files = (0..<24).map { covers[$0 % covers.count] }
         var meanLatencies: [Double] = []
-        let comparison = try await interleavedPairs(pairs: 7, baseline: {
+        // 31 pairs: a pair takes ~50 ms, and with 7 the median swung 0.61-0.84× between runs
+        // of one binary.
+        let comparison = try await interleavedPairs(pairs: 31, baseline: {
             try timed { for data in files { blackHole(try WebPAnimation(data: data).frame(at: 0)) } }
         }, subject: {
             let animations = try files.map { try WebPAnimation(data: $0) }

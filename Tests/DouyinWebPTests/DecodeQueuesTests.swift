@@ -75,6 +75,26 @@ struct DecodeQueuesTests {
         #expect(queues.statistics.peakConcurrentDecodes >= 1)
     }
 
+    /// An operation goes on with the next frame the schedule gives it only when it is of the
+    /// same kind, so first frames keep the first-frame queue's quality of service and later
+    /// frames never take it: each frame is decoded on its own kind's queue.
+    @Test func everyFrameIsDecodedOnItsOwnKindsQueue() async throws {
+        let animations = try twentyFourCovers()
+        let queues = try WebPDecodeQueues(configuration: .init(maxConcurrentDecodes: 2))
+        let seen = LockedBox<[(frame: Int, onFirstFrameQueue: Bool, onLaterFrameQueue: Bool)]>([])
+        let log = DeliveryLog()
+        _ = queues.decode(animations, onFrame: { [firstQueue = queues.firstFrameQueue, laterQueue = queues.laterFrameQueue] number, frame in
+            let current = OperationQueue.current
+            seen.withLock { $0.append((frame.index, current === firstQueue, current === laterQueue)) }
+            log.frame(number, frame)
+        }, onEnd: { log.end($0, $1) })
+        await log.waitForEnds(24)
+        let frames = seen.withLock { $0 }
+        #expect(frames.count == animations.reduce(0) { $0 + $1.frames.count })
+        #expect(frames.filter { $0.frame == 0 }.allSatisfy { $0.onFirstFrameQueue && !$0.onLaterFrameQueue })
+        #expect(frames.filter { $0.frame > 0 }.allSatisfy { $0.onLaterFrameQueue && !$0.onFirstFrameQueue })
+    }
+
     @Test func laterFramesTakeTurnsInRunsOfEightOfOneAnimation() async throws {
         // One decode at a time, so the order is the schedule's alone.
         // Covers of 9 frames and 6, and a 200-frame animation between them (runs cut short).
