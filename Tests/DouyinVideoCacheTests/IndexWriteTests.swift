@@ -24,6 +24,46 @@ struct IndexWriteTests {
         return (source, renames, calls)
     }
 
+    #if os(Linux)
+    /// An index write a download schedules while it goes on blocks in `fsync`s: it runs on
+    /// the index writers' own queue, never on a thread of the async tasks' pool (on Linux one a
+    /// core, which the download and its readers need). The origin (a real loopback server)
+    /// holds the rest of the body until an `fsync` is seen, so the first one can only be the
+    /// scheduled write's; a wrapper of the real call records where it ran.
+    @Test func aDownloadsScheduledIndexWriteRunsOnItsOwnQueue() async throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let body = videoBytes(400_000, seed: 19)
+        let gate = ServerGate()
+        let server = try HTTPTestServer { exchange in
+            exchange.sendHead(200, headers: [("Content-Length", String(body.count))])
+            _ = exchange.sendBody(body.prefix(128 << 10))
+            guard exchange.hold(until: gate) else { return }
+            _ = exchange.sendBody(body.dropFirst(128 << 10))
+        }
+        defer { server.stop() }
+        let onQueue = LockedBox<[Bool]>([])
+        var calls = Syscalls.system
+        let fsync = calls.fsync
+        calls.fsync = { fd in
+            onQueue.withLock { $0.append(IndexWriteQueue.isCurrent) }
+            gate.open()
+            return fsync(fd)
+        }
+        var configuration = VideoCache.Configuration()
+        configuration.persistInterval = 64 << 10
+        configuration.persistSpacing = .zero
+        let cache = try VideoCache(directory: folder.appending("cache"), sizeLimit: 1 << 30, origin: HTTPOrigin(),
+                                   configuration: configuration, files: FileIO(syscalls: calls))
+        let reader = cache.reader(for: server.url("/a.mp4"))
+        let read = try await reader.read(0..<Int64(body.count))
+        reader.close()
+        #expect(read == body)
+        let seen = onQueue.withLock { $0 }
+        #expect(seen.first == true, "where each fsync ran, on the index queue or not: \(seen)")
+    }
+    #endif
+
     @Test func aReaderOpenedAndClosedWithNothingNewWritesNoIndex() async throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
