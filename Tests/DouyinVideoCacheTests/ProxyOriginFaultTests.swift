@@ -109,17 +109,17 @@ struct ProxyOriginFaultTests: ProxySuite {
 
     /// A slow disk: an index write a reader's close makes (fsyncs of the data, the index and
     /// the folder) never runs on the socket loop's thread, which every other connection of the
-    /// proxy waits on. Here the close of a warm answer writes because the access time moved
+    /// proxy waits on, nor on the async tasks' pool: on the index writers' queue. Here the close of a warm answer writes because the access time moved
     /// past the slack (an injected clock); the fsyncs are seen by a wrapper of the real call
     /// that records the thread making them.
     @Test func anIndexWriteOnCloseRunsOffTheSocketLoopsThread() async throws {
-        let fsyncs = LockedBox<[(thread: String, late: Bool)]>([])
+        let fsyncs = LockedBox<[(thread: String, late: Bool, onIndexQueue: Bool)]>([])
         let clock = LockedBox(Date())
         let late = LockedBox(false)
         var calls = Syscalls.system
         let fsync = calls.fsync
         calls.fsync = { fd in
-            fsyncs.withLock { $0.append((ThreadName.current, late.withLock { $0 })) }
+            fsyncs.withLock { $0.append((ThreadName.current, late.withLock { $0 }, IndexWriteQueue.isCurrent)) }
             return fsync(fd)
         }
         var configuration = VideoCache.Configuration()
@@ -142,6 +142,8 @@ struct ProxyOriginFaultTests: ProxySuite {
         let seen = fsyncs.withLock { $0 }
         #expect(seen.contains { $0.late }, "the close wrote no index")
         #expect(!seen.contains { $0.thread == SocketLoop.threadName }, "\(seen.map(\.thread))")
+        // The close's write (the late one) ran on the index writers' queue, not the tasks' pool.
+        #expect(seen.filter { $0.late }.allSatisfy { $0.onIndexQueue }, "\(seen)")
         #expect(seen.contains { !$0.thread.isEmpty }, "thread names are not readable here")
         folder.remove()
     }

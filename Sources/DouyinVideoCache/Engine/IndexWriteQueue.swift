@@ -1,8 +1,10 @@
 import Foundation
 
-/// Where a download's index writes run while it goes on (``ResourceEntry/schedulePersist()``):
-/// a serial queue of its own — a thread of its own, never one of the async tasks' pool — shared
-/// by every entry of the process; writes to one disk take turns there anyway.
+/// Where index writes run when their caller must not block: a download's while it goes on
+/// (``ResourceEntry/schedulePersist()``) and a proxy connection's close after an answer that
+/// stored bytes. A serial queue of its own — a thread of its own, never one of the async
+/// tasks' pool — shared by every entry of the process; writes to one disk take turns there
+/// anyway.
 package enum IndexWriteQueue {
     private static let key = DispatchSpecificKey<Bool>()
 

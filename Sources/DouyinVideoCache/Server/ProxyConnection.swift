@@ -84,13 +84,13 @@ struct ProxyConnection: Sendable {
     }
 
     /// Closes `reader` where it costs the other connections nothing: here when the close only
-    /// bookkeeps, on another thread (awaited) when it writes the index, whose fsyncs would hold
-    /// the socket loop's thread and every connection on it (after a cold answer, tens of
-    /// milliseconds or more).
+    /// bookkeeps, on the index writers' queue (awaited) when it writes the index, whose fsyncs
+    /// would hold the socket loop's thread and every connection on it (after a cold answer,
+    /// tens of milliseconds or more), or a thread of the async tasks' pool.
     private static func close(_ reader: VideoReader) async {
         guard reader.closeWouldWrite else { return reader.close() }
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            Task.detached {
+            IndexWriteQueue.queue.async {
                 reader.close()
                 done.resume()
             }
