@@ -50,11 +50,13 @@ enum TransportBenchmark {
             let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("douyinkit-bench-profile-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: scratch) }
             var times: [Double] = []
+            // Read once, outside the timed reads.
+            let streamed = ProcessInfo.processInfo.environment["DOUYIN_BENCH_PROFILE_STREAMED"] == "1"
             for run in 0..<loops {
                 let directory = scratch.appendingPathComponent("\(run)")
                 let reader = try VideoCache(directory: directory, sizeLimit: 1 << 30, origin: HTTPOrigin()).reader(for: url)
                 times.append(try await timed {
-                    if ProcessInfo.processInfo.environment["DOUYIN_BENCH_PROFILE_STREAMED"] == "1" {
+                    if streamed {
                         for try await chunk in reader.chunks(0..<Int64(32 << 20)) { blackHole(chunk) }
                     } else {
                         _ = try await reader.read(0..<Int64(32 << 20))
@@ -146,7 +148,7 @@ enum TransportBenchmark {
                 // Each run's files go before the next run, as the curl tool's do: in a memory
                 // cgroup (this sandbox's), once ~500 MB of earlier runs' page cache is kept every
                 // new page of a write costs ~10× (reclaim), so each pair measured how many
-                // pairs ran before it (a 32 MB write: 8 ms with none kept, 78-107 ms past it).
+                // pairs ran before it (a 32 MB write: 7-12 ms with none kept, 77-107 ms past it).
                 try? FileManager.default.removeItem(at: directory)
             }
             return try await timed {
