@@ -39,7 +39,8 @@ enum TransportBenchmark {
 
     /// (c) alone (`douyinkit-bench transport-cold`). With `DOUYIN_BENCH_PROFILE_LOOPS=N` it
     /// runs only the libcurl cache read, N times (for `perf record`, which then sees nothing
-    /// else); with `DOUYIN_BENCH_PROFILE_STREAMED=1` too, the streamed read.
+    /// else), and prints the median time and this process's CPU (user + system, every thread)
+    /// a read; with `DOUYIN_BENCH_PROFILE_STREAMED=1` too, the streamed read.
     static func coldOnly() async throws {
         print("transport (c) alone: a cold 32 MB read through the video cache; interleaved pairs")
         let nginx = try await NginxOrigin.start()
@@ -49,12 +50,13 @@ enum TransportBenchmark {
             let url = nginx.url("/32.mp4")
             let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("douyinkit-bench-profile-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: scratch) }
-            var times: [Double] = []
+            var times: [Double] = [], processor: [Double] = []
             // Read once, outside the timed reads.
             let streamed = ProcessInfo.processInfo.environment["DOUYIN_BENCH_PROFILE_STREAMED"] == "1"
             for run in 0..<loops {
                 let directory = scratch.appendingPathComponent("\(run)")
                 let reader = try VideoCache(directory: directory, sizeLimit: 1 << 30, origin: HTTPOrigin()).reader(for: url)
+                let before = cpuSeconds()
                 times.append(try await timed {
                     if streamed {
                         for try await chunk in reader.chunks(0..<Int64(32 << 20)) { blackHole(chunk) }
@@ -62,10 +64,11 @@ enum TransportBenchmark {
                         _ = try await reader.read(0..<Int64(32 << 20))
                     }
                 })
+                processor.append(cpuSeconds() - before)
                 reader.close()
                 try? FileManager.default.removeItem(at: directory)  // see coldVideo
             }
-            print("  libcurl origin alone: median \(ms(median(times)))")
+            print("  libcurl origin alone: median \(ms(median(times))), this process's CPU a read median \(ms(median(processor)))")
             return
         }
         try await coldVideo(nginx.url("/32.mp4"), bytes: 32 << 20)
