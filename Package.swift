@@ -114,9 +114,12 @@ let package = Package(
         // Test-only helpers (fixture paths, nginx harness, manual clock; re-exports the backend
         // launcher); never re-exported by a library.
         .target(name: "DouyinTestSupport", dependencies: ["DouyinAPI", "DouyinLogging", "DouyinSupport", "DouyinBackendLauncher"], path: "Tests/DouyinTestSupport", swiftSettings: swiftSettings),
+        // The tests' traits (HangGuard); apart from DouyinTestSupport because they import
+        // Testing, which the benchmark, a user of DouyinTestSupport, must not link.
+        .target(name: "DouyinTestTraits", dependencies: ["DouyinTestSupport"], path: "Tests/DouyinTestTraits", swiftSettings: swiftSettings),
         .testTarget(
             name: "DouyinSupportTests",
-            dependencies: ["DouyinSupport", "DouyinTestSupport"],
+            dependencies: ["DouyinSupport", "DouyinTestSupport", "DouyinTestTraits"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -131,12 +134,12 @@ let package = Package(
         ),
         .testTarget(
             name: "DouyinCacheTests",
-            dependencies: ["DouyinCache", "DouyinSupport", "DouyinTestSupport"],
+            dependencies: ["DouyinCache", "DouyinSupport", "DouyinTestSupport", "DouyinTestTraits"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "DouyinVideoCacheTests",
-            dependencies: ["DouyinVideoCache", "DouyinSupport", "DouyinTestSupport"],
+            dependencies: ["DouyinVideoCache", "DouyinSupport", "DouyinTestSupport", "DouyinTestTraits"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -147,22 +150,22 @@ let package = Package(
         ),
         .testTarget(
             name: "DouyinFeedTests",
-            dependencies: ["DouyinFeed", "DouyinTestSupport"],
+            dependencies: ["DouyinFeed", "DouyinTestSupport", "DouyinTestTraits"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "DouyinAPITests",
-            dependencies: ["DouyinAPI", "DouyinModels", "DouyinSupport", "DouyinTestSupport"],
+            dependencies: ["DouyinAPI", "DouyinModels", "DouyinSupport", "DouyinTestSupport", "DouyinTestTraits"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "DouyinChatTests",
-            dependencies: ["DouyinChat", "DouyinAPI", "DouyinSupport", "DouyinTestSupport"],
+            dependencies: ["DouyinChat", "DouyinAPI", "DouyinSupport", "DouyinTestSupport", "DouyinTestTraits"],
             swiftSettings: swiftSettings
         ),
         // Runs the built `douyinkit` binary; depending on it makes SwiftPM build it first.
         // CWebP: webp-frames output is compared with libwebp's own WebPAnimDecoder in MODE_RGBA.
         // DouyinSupport: OutputFile's tests inject disk faults through its Syscalls seam.
-        .testTarget(name: "ToolTests", dependencies: ["douyinkit", "DouyinVideoCache", "DouyinSupport", "DouyinTestSupport", "CWebP"], swiftSettings: swiftSettings),
+        .testTarget(name: "ToolTests", dependencies: ["douyinkit", "DouyinVideoCache", "DouyinSupport", "DouyinTestSupport", "DouyinTestTraits", "CWebP"], swiftSettings: swiftSettings),
     ]
 )

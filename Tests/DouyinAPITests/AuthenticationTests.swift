@@ -2,6 +2,7 @@ import DouyinAPI
 import DouyinModels
 import DouyinSupport
 import DouyinTestSupport
+import DouyinTestTraits
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -11,7 +12,7 @@ import Testing
 /// Issue 26 §2: an access token renewed once for every call a burst of 401s answers.
 // The time limit is a guard, not a measure (a run takes ~3 s): a client that never lets calls
 // wait for one refresh would leave the tests' waits unanswered, and they fail there instead.
-@Suite("Authentication: one refresh for many 401s, against the backend's expiring token", .timeLimit(.minutes(HangGuard.minutes)))
+@Suite("Authentication: one refresh for many 401s, against the backend's expiring token", .hangGuard)
 struct AuthenticationTests {
     /// An opening the test holds shut until it chooses (a refresh held while calls pile up).
     /// Any number of tasks may wait at it: a broken client that runs many refreshes must fail

@@ -1,5 +1,6 @@
 import DouyinSupport
 import DouyinTestSupport
+import DouyinTestTraits
 import Foundation
 import Testing
 
@@ -36,7 +37,7 @@ struct ChildServerLifetimeTests {
     /// spawn lock it failed 1 run of 2 (a first version, counting the Unix sockets each `cat`
     /// held, failed 4 of 4, but in a whole-suite run other code's socket pairs, made outside
     /// the lock, leaked in too and it failed with the lock as well).
-    @Test(.timeLimit(.minutes(HangGuard.minutes)), arguments: 0..<6)
+    @Test(.hangGuard, arguments: 0..<6)
     func concurrentSpawnsEachSeeTheirOwnChildEnd(round: Int) async throws {
         let holders = (0..<24).map { _ in Holder() }
         let holderEnds = LockedBox<[ProcessEnd]>([])

@@ -2,6 +2,7 @@ import DouyinCache
 import DouyinLogging
 import DouyinSupport
 import DouyinTestSupport
+import DouyinTestTraits
 import Foundation
 import Testing
 
@@ -94,7 +95,7 @@ struct CachePartsLoggingTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(HangGuard.minutes)))
+    @Test(.hangGuard)
     func thePrefetcherLogsStartsEndsFailuresAndCancellationsOnTheCachesHook() async throws {
         // 1 KB/s: a 500 KB prefetch cannot end (for 8 minutes) before the test stops it, however
         // late a loaded machine runs the test (2 MB at 20 kB/s gave it 100 s); one the stop missed

@@ -1,6 +1,7 @@
 import DouyinCache
 import DouyinSupport
 import DouyinTestSupport
+import DouyinTestTraits
 import Foundation
 import Testing
 
@@ -49,7 +50,7 @@ struct ImagePrefetcherTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(HangGuard.minutes)))
+    @Test(.hangGuard)
     func stoppingDropsWaitingPrefetchesAndCancelsRunningOnes() async throws {
         try await withTemporaryDirectory { folder in
             // 500 KB at 1 KB/s: the first prefetch cannot end (for 8 minutes) before the stop,
@@ -77,7 +78,7 @@ struct ImagePrefetcherTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(HangGuard.minutes)))
+    @Test(.hangGuard)
     func prefetchesQueueBehindAVisibleFetch() async throws {
         try await withTemporaryDirectory { folder in
             // Given: a downloader with one slot, busy with a download that cannot end during the

@@ -1,6 +1,7 @@
 import DouyinCache
 import DouyinSupport
 import DouyinTestSupport
+import DouyinTestTraits
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -78,7 +79,7 @@ struct TwoTierCacheTests {
         await #expect(throws: CacheError.httpStatus(404, url: url.absoluteString)) { try await cache.data(for: url) }
     }
 
-    @Test(.timeLimit(.minutes(HangGuard.minutes)))
+    @Test(.hangGuard)
     func serverStoppedMidwayIsAnErrorWithNothingHalfStored() async throws {
         defer { folder.remove() }
         // Stalled after 300 KB: the 1.7 MB left take half an hour, so the stop always comes
@@ -111,7 +112,7 @@ struct TwoTierCacheTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { !$0.hasPrefix(".") }.isEmpty)
     }
 
-    @Test(.timeLimit(.minutes(HangGuard.minutes)))
+    @Test(.hangGuard)
     func aCancelledWaiterLeavesTheOthersWaiting() async throws {
         defer { folder.remove() }
         // An origin that holds its answer until the quitter's wait has ended: nginx can only

@@ -1,6 +1,7 @@
 import DouyinBackendLauncher
 import DouyinChat
 import DouyinTestSupport
+import DouyinTestTraits
 import Foundation
 import Testing
 
@@ -15,7 +16,7 @@ import Testing
 // on the shared two-thread pool, which the parallel suites keep busy: the likely reason the echo
 // came late. Run once on 2026-12-05 against a TSan-built `ws echo` alone, the three passed (1-2 s
 // each, as plain) with no TSan report. The chat suites' other tests still run under TSan.
-@Suite("Autobahn conformance of ws echo", .serialized, .timeLimit(.minutes(10)),
+@Suite("Autobahn conformance of ws echo", .serialized, .hangGuard(minutes: 10),
        .enabled(if: !ThreadSanitizer.isActive, "Autobahn runs in the plain pass of make test"))
 struct AutobahnTests {
     /// Groups 1-7 (framing, ping/pong, reserved bits, opcodes, fragmentation, UTF-8, close)

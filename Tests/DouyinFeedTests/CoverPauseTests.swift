@@ -1,6 +1,7 @@
 import DouyinCache
 import DouyinFeed
 import DouyinTestSupport
+import DouyinTestTraits
 import DouyinVideoCache
 import DouyinWebP
 import Foundation
@@ -121,7 +122,7 @@ struct CoverPauseTests {
         return (nginx, gate, covers, images, a, b, folder)
     }
 
-    @Test(.timeLimit(.minutes(HangGuard.minutes)))
+    @Test(.hangGuard)
     func aShownCoverPausesForAWaitingOneAndFinishesWithARangeRequest() async throws {
         let run = try await run(changeAWhilePaused: false)
         defer { run.folder.remove() }
@@ -139,7 +140,7 @@ struct CoverPauseTests {
         #expect(run.covers.statistics.downloads == 2 && run.covers.statistics.pausedDownloads == 1)
     }
 
-    @Test(.timeLimit(.minutes(HangGuard.minutes)))
+    @Test(.hangGuard)
     func aCoverThatChangedWhilePausedIsStoredWholeNeverSpliced() async throws {
         let run = try await run(changeAWhilePaused: true)
         defer { run.folder.remove() }

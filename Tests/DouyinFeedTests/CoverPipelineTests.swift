@@ -1,6 +1,7 @@
 import DouyinCache
 import DouyinFeed
 import DouyinTestSupport
+import DouyinTestTraits
 import DouyinVideoCache
 import DouyinWebP
 import Foundation
@@ -69,7 +70,7 @@ struct CoverPipelineTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(HangGuard.minutes)))
+    @Test(.hangGuard)
     func cellThatGoesAwayCancelsOnlyItsOwnWait() async throws {
         let nginx = try await NginxOrigin.start()
         try nginx.serve(try Fixtures.data("webp/bench/cover-lossy-2.webp"), at: "/c.webp")

@@ -1,12 +1,13 @@
 import DouyinFeed
 import DouyinTestSupport
+import DouyinTestTraits
 import DouyinVideoCache
 import Foundation
 import Testing
 
 /// Issue 22 §2: the preloader listens to the video cache instead of polling it. It has no
 /// clock at all, so nothing but a store can open the gate.
-@Suite("FeedPreloader listens to the video cache", .timeLimit(.minutes(HangGuard.minutes)))
+@Suite("FeedPreloader listens to the video cache", .hangGuard)
 struct FeedPreloaderChangeTests {
     /// Also after an empty feed (what an app sets when a list is cleared), which crashed the
     /// preloader: its watch read the old current index in the new, empty items. Now nothing

@@ -1,5 +1,6 @@
 import DouyinFeed
 import DouyinTestSupport
+import DouyinTestTraits
 import DouyinVideoCache
 import Foundation
 import Testing
@@ -7,7 +8,7 @@ import Testing
 /// Issue 22 §3: `FeedPreloader.idle()` waits through DouyinSupport's `IdleWaiters`, so a caller
 /// whose task is cancelled stops waiting at once; before, it waited on a continuation nothing
 /// but the end of every job resumed.
-@Suite("FeedPreloader.idle()", .timeLimit(.minutes(HangGuard.minutes)))
+@Suite("FeedPreloader.idle()", .hangGuard)
 struct FeedPreloaderIdleTests {
     @Test func aCancelledIdleReturnsWhileJobsStillRun() async throws {
         // Given preloads of 819,200 bytes each from an origin sending 1 KB/s (13 minutes a job)

@@ -1,12 +1,13 @@
 import DouyinFeed
 import DouyinLogging
 import DouyinTestSupport
+import DouyinTestTraits
 import DouyinVideoCache
 import Foundation
 import Testing
 
 /// Issue 26 §3: the preloader tells a log hook about each job, with the bytes it holds.
-@Suite("FeedPreloader logging", .timeLimit(.minutes(HangGuard.minutes)))
+@Suite("FeedPreloader logging", .hangGuard)
 struct FeedPreloaderLoggingTests {
     @Test func eachPreloadFromNginxIsLoggedWithItsBytes() async throws {
         let origin = try await FeedOrigin(count: 3)

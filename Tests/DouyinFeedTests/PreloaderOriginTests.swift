@@ -1,6 +1,7 @@
 import DouyinCache
 import DouyinFeed
 import DouyinTestSupport
+import DouyinTestTraits
 import DouyinVideoCache
 import Foundation
 import Testing
@@ -163,7 +164,7 @@ struct PreloaderOriginTests {
         preloader.cancel()
     }
 
-    @Test(.timeLimit(.minutes(HangGuard.minutes)))
+    @Test(.hangGuard)
     func completePlayingVideoAllowsTwoPreloadsAtOnce() async throws {
         let origin = try await FeedOrigin(count: 6, videoSize: 1_000_000)
         let folder = try TemporaryDirectory()
@@ -184,7 +185,7 @@ struct PreloaderOriginTests {
         await preloader.idle()
     }
 
-    @Test(.timeLimit(.minutes(HangGuard.minutes)))
+    @Test(.hangGuard)
     func swipeCancelsWorkOutsideTheWindowAndKeepsItsBytes() async throws {
         let origin = try await FeedOrigin(count: 20)
         let folder = try TemporaryDirectory()

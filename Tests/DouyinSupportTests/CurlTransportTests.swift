@@ -1,6 +1,7 @@
 #if os(Linux)
 import DouyinSupport
 import DouyinTestSupport
+import DouyinTestTraits
 import Foundation
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 /// file, HTTP/2 where the origin offers it, one connection reused, and a wait that costs
 /// nothing — checked from nginx's side (its log names the connection and the protocol) and
 /// from the driver thread's (it sleeps in poll(2)), never by timing.
-@Suite("CurlTransport", .timeLimit(.minutes(HangGuard.minutes)))
+@Suite("CurlTransport", .hangGuard)
 struct CurlTransportTests {
     static let file = seededBytes(200_000, seed: 3503)
 

@@ -1,11 +1,12 @@
 import DouyinSupport
 import DouyinTestSupport
+import DouyinTestTraits
 import Foundation
 import Testing
 
 /// The buffer between a transport's thread and one reader: back-pressure (pause past the
 /// limit, one resume a pause), joined reads, and an end that is read after the bytes.
-@Suite("HTTPBodyBuffer", .timeLimit(.minutes(HangGuard.minutes)))
+@Suite("HTTPBodyBuffer", .hangGuard)
 struct HTTPBodyBufferTests {
     /// Counts the buffer's calls back to its transport.
     final class Calls: Sendable {

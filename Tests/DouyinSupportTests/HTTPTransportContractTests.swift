@@ -1,5 +1,6 @@
 import DouyinSupport
 import DouyinTestSupport
+import DouyinTestTraits
 import Foundation
 import Testing
 
@@ -7,7 +8,7 @@ import Testing
 /// URLSession's must behave the same to the clients above the seam. Real nginx where a real
 /// origin does it, an in-process ``HTTPTestServer`` where the test must hold, echo or lie.
 /// No sleeps: the tests await what the server saw, and open its gates themselves.
-@Suite("HTTP transport contract", .timeLimit(.minutes(HangGuard.minutes)))
+@Suite("HTTP transport contract", .hangGuard)
 struct HTTPTransportContractTests {
     /// One nginx for the suite: `/body.bin` (3 MiB, seeded), `/repeat/` answers with a
     /// repeated header, `/gz/` compresses with gzip when asked.

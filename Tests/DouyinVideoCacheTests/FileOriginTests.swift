@@ -1,4 +1,5 @@
 import DouyinTestSupport
+import DouyinTestTraits
 import DouyinVideoCache
 import Foundation
 import Testing
@@ -8,7 +9,7 @@ struct FileOriginTests {
     /// The throttle waits on the injected clock before every chunk: no chunk comes out until
     /// the test moves the clock by `chunkSize / bytesPerSecond`, and the body is whole after
     /// three such steps. On `Task.sleep` the first wait would never end (the time limit fails it).
-    @Test(.timeLimit(.minutes(HangGuard.minutes)))
+    @Test(.hangGuard)
     func aThrottledBodyWaitsOnItsClockBeforeEachChunk() async throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }

@@ -1,12 +1,13 @@
 import DouyinSupport
 import DouyinTestSupport
+import DouyinTestTraits
 import DouyinVideoCache
 import Foundation
 import Testing
 
 /// Issue 22 §2: the cache answers a watcher's questions (what is known, what changed) without a
 /// request, a reader or a timer; and §5: a first read after a restart reads each byte once.
-@Suite("VideoCache content info and change stream", .timeLimit(.minutes(HangGuard.minutes)))
+@Suite("VideoCache content info and change stream", .hangGuard)
 struct VideoCacheChangesTests {
     @Test func contentInfoComesFromTheIndexWithoutARequest() async throws {
         let nginx = try await NginxOrigin.start()

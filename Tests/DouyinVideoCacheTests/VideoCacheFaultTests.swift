@@ -1,5 +1,6 @@
 import DouyinSupport
 import DouyinTestSupport
+import DouyinTestTraits
 import DouyinVideoCache
 import Foundation
 import Testing
@@ -19,7 +20,7 @@ struct VideoCacheFaultTests {
         return try VideoCache(directory: folder.url, sizeLimit: 1 << 30, origin: origin, configuration: configuration)
     }
 
-    @Test(.timeLimit(.minutes(HangGuard.minutes)))
+    @Test(.hangGuard)
     func nginxStoppedMidTransferKeepsWhatArrivedAndRefetchesOnlyTheRest() async throws {
         defer { folder.remove() }
         let file = videoBytes(2_000_000)
@@ -64,7 +65,7 @@ struct VideoCacheFaultTests {
         #expect(second.requests().map(\.range) == ["bytes=\(kept)-1999999"])
     }
 
-    @Test(.timeLimit(.minutes(HangGuard.minutes)))
+    @Test(.hangGuard)
     func cancellingAReaderStopsItsFetch() async throws {
         defer { folder.remove() }
         // Until the test creates `/open`, an answer sends its first 512 KB at once (the first

@@ -1,5 +1,6 @@
 import DouyinSupport
 import DouyinTestSupport
+import DouyinTestTraits
 import DouyinVideoCache
 import Foundation
 import Testing
@@ -38,7 +39,7 @@ struct VideoCacheIntegrityTests {
 
     // MARK: Case 1: old and new versions spliced
 
-    @Test(.timeLimit(.minutes(HangGuard.minutes)))
+    @Test(.hangGuard)
     func oldAndNewVersionsSplicedReadReturnsOnlyTheNewVersion() async throws {
         defer { folder.remove() }
         // Given the first 1 MB of version one cached
@@ -61,7 +62,7 @@ struct VideoCacheIntegrityTests {
         #expect(try await second.read(0..<3_000_000) == new)
     }
 
-    @Test(.timeLimit(.minutes(HangGuard.minutes)))
+    @Test(.hangGuard)
     func oldAndNewVersionsSplicedStreamEndsWithResourceChanged() async throws {
         defer { folder.remove() }
         let old = videoBytes(3_000_000, seed: 21), new = videoBytes(3_000_000, seed: 22)

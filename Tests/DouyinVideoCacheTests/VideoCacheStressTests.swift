@@ -1,4 +1,5 @@
 import DouyinTestSupport
+import DouyinTestTraits
 import DouyinVideoCache
 import Foundation
 import Testing
@@ -46,7 +47,7 @@ struct AbandonedStreamTests {
     // The limit only turns a deadlock (which never ends) into a failure. Alone this takes ~3 s;
     // beside the whole suite it took 51 s plainly and passed 60 s under TSan in a fresh-clone
     // run, so the guard is set well above load, not at the test's own speed.
-    @Test(.timeLimit(.minutes(5)))
+    @Test(.hangGuard)
     func streamsDroppedMidDownloadNeverDeadlock() async throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }

@@ -1,4 +1,5 @@
 import DouyinTestSupport
+import DouyinTestTraits
 import Foundation
 import Synchronization
 import Testing
@@ -49,7 +50,7 @@ struct FeedPreloadHonestyTests {
     }
 
     /// Item 6: `--ahead 2^62` looped once per unit and never ended.
-    @Test(.timeLimit(.minutes(HangGuard.minutes)))
+    @Test(.hangGuard)
     func aHugeWindowIsTheWholeFeed() async throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
@@ -62,7 +63,7 @@ struct FeedPreloadHonestyTests {
     }
 
     /// Item 8: a video URL `ftp://…` made the tool connect (and hang on a silent server).
-    @Test(.timeLimit(.minutes(HangGuard.minutes)))
+    @Test(.hangGuard)
     func anFTPVideoURLIsAnErrorLineWithoutAConnection() async throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }

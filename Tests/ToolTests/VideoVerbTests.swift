@@ -1,4 +1,5 @@
 import DouyinTestSupport
+import DouyinTestTraits
 import DouyinVideoCache
 import Foundation
 import Testing
@@ -113,7 +114,7 @@ struct VideoVerbTests {
 
     /// Case 1 through the tool: a second run after the origin's file changed never prints new
     /// bytes after old ones; a third run gets the new version whole.
-    @Test(.timeLimit(.minutes(HangGuard.minutes)))
+    @Test(.hangGuard)
     func oldAndNewVersionsSplicedExitsOneAndTheNextRunIsTheNewVersion() async throws {
         let nginx = try await NginxOrigin.start()
         let folder = try TemporaryDirectory()
@@ -137,7 +138,7 @@ struct VideoVerbTests {
 
     /// Case 2: a second process started while the first streams into the same directory used
     /// to delete the first one's data file at start-up; a third run then read zeros.
-    @Test(.timeLimit(.minutes(HangGuard.minutes)))
+    @Test(.hangGuard)
     func twoProcessesOneDirectoryNeverServeZeros() async throws {
         // The first process's whole-file request (bytes=0-…) at 100 KB/s, 30 s in all, so it
         // still streams when the second starts however loaded the machine (at 500 KB/s it had
