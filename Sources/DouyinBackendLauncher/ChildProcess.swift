@@ -90,20 +90,33 @@ extension Pipe {
     /// process's output through a pipe until every writer has closed it, so a server that
     /// outlived a crashed test process kept the whole test run waiting until CI's time ran
     /// out. A child holding this pipe instead loses only its reader when this process ends.
+    ///
+    /// The copy runs on a thread of its own that blocks in read(2) until the end of the pipe,
+    /// and only then lets the pipe's read end go (and be closed). Why not a readability
+    /// handler (a dispatch source on the descriptor): the source is cancelled at the end but
+    /// its cancellation is carried out later, on libdispatch's event thread, and the pipe was
+    /// closed as soon as the stopped server's `Process` went away; a descriptor closed before
+    /// its source's cancellation is done is the known cause of libdispatch crashing in
+    /// `_dispatch_event_loop_drain`, which a whole-suite run did here, while a test stopped
+    /// the backend.
     package static func forwardedToStandardError() -> Pipe {
         let pipe = Pipe()
-        // read(2) and the throwing write, not `availableData` and `write(_:)`: those stop the
-        // process on a read error or a closed stderr (EPIPE), and this only passes text along.
-        pipe.fileHandleForReading.readabilityHandler = { handle in
+        let reading = pipe.fileHandleForReading
+        let copier = Thread {
+            // read(2) and the throwing write, not `availableData` and `write(_:)`: those stop
+            // the process on a read error or a closed stderr (EPIPE), and this only passes
+            // text along.
             var chunk = [UInt8](repeating: 0, count: 65_536)
-            let count = chunk.withUnsafeMutableBytes { systemRead(handle.fileDescriptor, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR || errno == EAGAIN { return }
-            guard count > 0 else {
-                handle.readabilityHandler = nil
-                return
+            while true {
+                let count = chunk.withUnsafeMutableBytes { systemRead(reading.fileDescriptor, $0.baseAddress, $0.count) }
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { return }
+                try? FileHandle.standardError.write(contentsOf: chunk[..<count])
             }
-            try? FileHandle.standardError.write(contentsOf: chunk[..<count])
         }
+        copier.name = "DouyinBackendLauncher.forwardedToStandardError"
+        copier.stackSize = 256 << 10
+        copier.start()
         return pipe
     }
 }

@@ -78,6 +78,34 @@ struct ChildServerLifetimeTests {
         #expect(seenWhileHeld, "round \(round): a short child's end was seen only once the long-lived ones ended")
     }
 
+    /// Children whose stderr is forwarded (``Pipe/forwardedToStandardError()``), started by
+    /// the thousand from eight tasks and let go at once, half of them before they were seen to
+    /// end, never crash the process. The forwarding was a readability handler, whose dispatch
+    /// source was cancelled at the pipe's end while the pipe itself closed as soon as its
+    /// `Process` went away: libdispatch's event thread then crashed in
+    /// `_dispatch_event_loop_drain`, in a whole-suite run while a test stopped the backend, and
+    /// in this test in 4 runs of 4 (6 of 6 at twice the children; 0 of 5 with the copy on a
+    /// thread of its own). A crash of the test process is this test's failure.
+    @Test(.hangGuard) func forwardedStderrOfChildrenLetGoAtOnceNeverCrashes() async throws {
+        let started = LockedBox(0)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    for index in 0..<200 {
+                        let process = Process()
+                        process.executableURL = URL(fileURLWithPath: "/bin/true")
+                        process.standardError = Pipe.forwardedToStandardError()
+                        let end = try await process.start()
+                        started.withLock { $0 += 1 }
+                        if index.isMultiple(of: 2) { await end.wait() }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(started.withLock { $0 } == 1600)
+    }
+
     /// A child that cannot start (no such program) is a thrown error from `start()`, twice in a
     /// row. Its `ProcessEnd` is let go on that path; the crash a group freed while entered was
     /// said to cause did not happen here without that (this test passed either way).
