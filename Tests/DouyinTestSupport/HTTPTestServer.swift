@@ -80,6 +80,15 @@ public final class HTTPTestServer: Sendable {
             while sendBody(chunk) {}
         }
 
+        /// Writes `chunk` until `bytes` are sent or the client goes (or the server stops): a
+        /// body that ends (send the head without a length first). For a client that cannot
+        /// pause, such as URLSession on Linux: an endless body kept the process-wide queue all
+        /// its sessions share busy for as long as the test ran.
+        public func sendBody(repeating chunk: Data = Data(repeating: 0x61, count: 16 * 1024), upTo bytes: Int) {
+            var sent = 0
+            while sent < bytes, sendBody(chunk) { sent += chunk.count }
+        }
+
         /// Waits until `gate` opens (`true`) or the client leaves or the server stops
         /// (`false`), without reading anything the client may still send.
         @discardableResult

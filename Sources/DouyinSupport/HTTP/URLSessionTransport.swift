@@ -11,8 +11,9 @@ import FoundationNetworking
 /// redirects are handed back (the seam follows them); the deadline is a timer of its own
 /// (URLSession's request timeout restarts with every byte, so it serves as the idle limit);
 /// it cannot pause, so a reader more than ``HTTPRequest/bufferLimit`` behind ends the body with
-/// ``HTTPTransportError/consumerFellBehind``; a cancel never waits for FoundationNetworking
-/// (see ``URLSessionTask/cancelWithoutWaiting()``).
+/// ``HTTPTransportError/consumerFellBehind``; no call into FoundationNetworking (making a
+/// task, resuming it, cancelling it) is made on the caller's thread (see
+/// ``SessionTaskControl``).
 package final class URLSessionTransport: HTTPTransport {
     /// The process's shared instance, over an ephemeral configuration.
     package static let shared = URLSessionTransport()
@@ -42,27 +43,58 @@ package final class URLSessionTransport: HTTPTransport {
         if !request.decodesContent, !request.headers.contains("Accept-Encoding") {
             urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         }
-        let task: URLSessionTask
-        switch request.body {
-        case .data(let data)?:
-            urlRequest.httpBody = data
-            task = session.dataTask(with: urlRequest)
-        case .file(let url)?:
-            task = session.uploadTask(with: urlRequest, fromFile: url)
-        case nil:
-            task = session.dataTask(with: urlRequest)
+        if case .data(let data)? = request.body { urlRequest.httpBody = data }
+        let (session, router, made, body) = (session, router, urlRequest, request.body)
+        let exchange = SessionExchange(request: request)
+        return try await exchange.start(make: {
+            if case .file(let url)? = body { return session.uploadTask(with: made, fromFile: url) }
+            return session.dataTask(with: made)
+        }, register: { task in router.register(exchange, for: task) })
+    }
+}
+
+/// An exchange's task, made, resumed and cancelled in that order on a serial queue of its own,
+/// never on the caller's thread.
+///
+/// Why: FoundationNetworking makes every session's work queue target one serial queue for the
+/// whole process, and making a task, `resume()` and (in older releases) `cancel()` wait
+/// (`sync`) for it, behind whatever libcurl is doing for any session. A fast body in one test
+/// kept that queue busy, both threads of Swift's task pool waited in `resume()` for more than
+/// a minute, and with them every task of the process (a whole-suite run under Thread
+/// Sanitizer; `MachineWatch` printed the stacks).
+final class SessionTaskControl: @unchecked Sendable {
+    // @unchecked Sendable: `task` and `cancelled` are only touched on `queue`.
+    private let queue = DispatchQueue(label: "DouyinSupport.URLSessionTransport.task")
+    private var task: URLSessionTask?
+    private var cancelled = false
+
+    /// Makes the task, hands it to `made` before it runs, and resumes it; nothing when
+    /// ``cancel()`` came first. Returns at once.
+    func start(make: @escaping @Sendable () -> URLSessionTask, made: @escaping @Sendable (URLSessionTask) -> Void) {
+        queue.async { [self] in
+            guard !cancelled else { return }
+            let task = make()
+            self.task = task
+            made(task)
+            task.resume()
         }
-        let exchange = SessionExchange(task: task, request: request)
-        router.register(exchange, for: task)
-        return try await exchange.start()
+    }
+
+    /// Cancels the task, or the start still to come. Returns at once.
+    func cancel() {
+        queue.async { [self] in
+            guard !cancelled else { return }
+            cancelled = true
+            task?.cancel()
+        }
     }
 }
 
 /// One task's exchange: its head continuation, its body buffer, its deadline.
 final class SessionExchange: @unchecked Sendable {
-    // @unchecked Sendable: URLSessionTask is safe to resume and cancel from any thread; the rest
-    // is immutable or behind `state`'s lock.
-    let task: URLSessionTask
+    // @unchecked Sendable: the task is only touched through `control`; the rest is immutable or
+    // behind `state`'s lock.
+    let control: SessionTaskControl
     let request: HTTPRequest
     let buffer: HTTPBodyBuffer
     private let startedAt = ContinuousClock.now
@@ -76,13 +108,17 @@ final class SessionExchange: @unchecked Sendable {
 
     private let state = LockedBox(State())
 
-    init(task: URLSessionTask, request: HTTPRequest) {
-        self.task = task
+    init(request: HTTPRequest) {
+        let control = SessionTaskControl()
+        self.control = control
         self.request = request
-        buffer = HTTPBodyBuffer(limit: request.bufferLimit, resume: {}, cancelTransfer: { task.cancelWithoutWaiting() })
+        buffer = HTTPBodyBuffer(limit: request.bufferLimit, resume: {}, cancelTransfer: { control.cancel() })
     }
 
-    func start() async throws -> HTTPResponse {
+    /// Starts the task `make` makes (`register` sees it before it runs) and waits for the
+    /// answer's head.
+    func start(make: @escaping @Sendable () -> URLSessionTask,
+               register: @escaping @Sendable (URLSessionTask) -> Void) async throws -> HTTPResponse {
         let response = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let ended = state.withLock { state -> Bool in
@@ -96,7 +132,7 @@ final class SessionExchange: @unchecked Sendable {
                     }
                     return false
                 }
-                if ended { continuation.resume(throwing: CancellationError()) } else { task.resume() }
+                if ended { continuation.resume(throwing: CancellationError()) } else { control.start(make: make, made: register) }
             }
         } onCancel: {
             end(CancellationError())
@@ -119,7 +155,7 @@ final class SessionExchange: @unchecked Sendable {
         }
         head?.resume(throwing: error)
         buffer.finish(throwing: error)
-        task.cancelWithoutWaiting()
+        control.cancel()
     }
 
     func received(_ response: HTTPURLResponse) {
@@ -144,7 +180,7 @@ final class SessionExchange: @unchecked Sendable {
         if overLimit {
             // URLSession cannot pause: past the limit the transfer stops, the bytes held stand.
             buffer.finish(throwing: HTTPTransportError.consumerFellBehind)
-            task.cancelWithoutWaiting()
+            control.cancel()
         }
     }
 
