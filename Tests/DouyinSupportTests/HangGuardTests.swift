@@ -3,8 +3,8 @@ import DouyinTestSupport
 import DouyinTestTraits
 import Testing
 
-/// The hang guard counts the time the machine ran, not the wall clock: a CI machine stood
-/// still for about 367 s as a whole and five five-minute guards failed at once on waking.
+/// The hang guard counts the time the machine ran, not the wall clock: across a pause of the
+/// machine a wall-clock limit fails a test that did not hang.
 @Suite("Hang guard and machine watch")
 struct HangGuardTests {
     private let tick = MachineWatch.tickInterval

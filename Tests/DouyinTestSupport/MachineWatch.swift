@@ -9,11 +9,13 @@ import Darwin
 /// The time a machine ran, told apart from the spans it stood still: a pure state machine fed
 /// the time of each tick of a thread that sleeps ``MachineWatch/tickInterval`` between them.
 ///
-/// Why: CI ran a whole-suite pass in which every thread of the test process, the hang guards'
-/// timers with them, stood still for about 367 s at once, and on waking five tests failed
-/// their five-minute guards together, none of them hung (earlier runs stood still for 80 and
-/// 150 s). A guard counted in ``liveTime`` ends a wait that never ends and stays silent
-/// through a machine that stopped.
+/// Why: in a CI run nothing in the test process ran for about 367 s, the hang guards' timers
+/// included, and on waking five tests failed their five-minute guards together (earlier runs
+/// stood still for 80 and 150 s). Whether the machine had stopped or the process's task pool
+/// had (a stall like the one ``MachineWatch`` later caught in FoundationNetworking, which
+/// `SessionTaskControl` removed) the log could not tell. A guard counted in ``liveTime`` ends a
+/// wait that never ends and stays silent through a machine that stopped; the watch says which
+/// of the two happened.
 public struct LiveTimeMeter: Sendable, Equatable {
     /// The gap between two ticks above which the gap, less one tick, counts as standing still:
     /// 2 s. A tick a loaded machine serves late by less than that counts as running time.

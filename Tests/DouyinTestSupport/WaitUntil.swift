@@ -4,8 +4,8 @@
 /// it (a second waiter joining a download, an operation queued). The bound is a hang guard
 /// measured on the clock, never a count of tries: a whole-suite pass on two cores has stood
 /// still for 80 s, and a test whose origin cannot finish before the test acts then simply waits
-/// longer; and it counts only the time the machine ran, since a CI machine once stood still as
-/// a whole for about 367 s, on waking from which the state had had no time to come.
+/// longer; and it counts only the time the machine ran, since across a pause of the machine
+/// the state cannot come either.
 public func waitUntil(limit: Duration = .seconds(300), _ condition: () -> Bool) async -> Bool {
     let watch = MachineWatch.shared
     let giveUp = watch.liveTime + limit

@@ -8,9 +8,11 @@ import Testing
 /// `make bench`), so it is far above what a loaded machine takes: a whole-suite run on two
 /// cores, 24 tests at once, has stood still for 80 s (tests whose bodies take milliseconds
 /// reported 82 s), and one-minute limits failed there; under Thread Sanitizer everything runs
-/// 5-20x slower. Why not swift-testing's `.timeLimit`: it counts the wall clock, and in a CI
-/// run the whole machine stood still for about 367 s, after which five tests failed their
-/// five-minute limits at the same moment without one of them having hung.
+/// 5-20x slower. Why not swift-testing's `.timeLimit`: it counts the wall clock, so a machine
+/// that stops (a paused VM) fails every limit running across the pause. In a CI run nothing in
+/// the test process ran for about 367 s and five tests failed their five-minute limits at the
+/// same moment; the cause was most likely the process's own task pool (see ``MachineWatch``),
+/// but the log could not tell.
 ///
 /// On a suite it guards each test case of each test in it.
 public struct HangGuard: TestTrait, SuiteTrait, TestScoping {
