@@ -84,8 +84,10 @@ extension APIClient {
                 transfer = .running(Self.sendReportingUpload(request, on: session, to: exchange))
             } else {
                 // A caller's session: its delegate is its own, so the answer comes whole.
-                transfer = .dataTask(session.dataTask(with: request) { data, response, error in
-                    exchange.delivered(data, response, error)
+                transfer = .dataTask(SessionTaskControl {
+                    session.dataTask(with: request) { data, response, error in
+                        exchange.delivered(data, response, error)
+                    }
                 })
             }
             switch try await exchange.run(transfer, until: deadline) {

@@ -32,30 +32,31 @@ package final class Exchange: Sendable {
     let uploadProgress: (@Sendable (UploadProgress) -> Void)?
     private let state = LockedBox(State())
 
-    /// What carries the request: a data task the exchange starts, or a Swift task already
-    /// awaiting URLSession's async API (a caller's session asked for upload progress).
-    package enum Transfer: @unchecked Sendable {
-        // @unchecked: a URLSessionDataTask is safe to resume and cancel from any thread, and
-        // nothing else is done with it here.
-        case dataTask(URLSessionDataTask)
+    /// What carries the request: a data task the exchange starts (made, resumed and cancelled
+    /// off the caller's thread: ``SessionTaskControl``), or a Swift task already awaiting
+    /// URLSession's async API (a caller's session asked for upload progress).
+    package enum Transfer: Sendable {
+        case dataTask(SessionTaskControl)
         case running(Task<Void, Never>)
 
         func start() {
-            if case .dataTask(let task) = self { task.resume() }
+            if case .dataTask(let control) = self { control.start() }
         }
 
         func cancel() {
             switch self {
-            case .dataTask(let task): Exchange.cancelLater(task)
+            case .dataTask(let control): control.cancel()
             case .running(let task): task.cancel()
             }
         }
 
         /// Returns once the transfer can no longer create anything on its session: at once for
-        /// a data task (made before the exchange started); for a Swift task, when it has ended.
-        /// That task makes its URLSession task only when it first runs, and a caller who
-        /// invalidated its session as soon as the exchange failed would otherwise have the
-        /// process stopped by FoundationNetworking ("Session invalidated" is a fatal error).
+        /// a data task (the exchange cancelled it when it ended, and a control cancelled before
+        /// its start began makes nothing; one already begun has passed FoundationNetworking's
+        /// check of the session); for a Swift task, when it has ended. That task makes its
+        /// URLSession task only when it first runs, and a caller who invalidated its session
+        /// as soon as the exchange failed would otherwise have the process stopped by
+        /// FoundationNetworking ("Session invalidated" is a fatal error).
         func ended() async {
             if case .running(let task) = self { await task.value }
         }
@@ -132,24 +133,9 @@ package final class Exchange: Sendable {
         task?.cancel()
     }
 
-    /// Cancels `task` from another thread. `URLSessionTask.cancel()` waits for the session's
-    /// work queue, which a fast sender keeps busy reading the socket; called on the delegate
-    /// queue it stopped the queue for 1–2 s while FoundationNetworking went on queueing what it
-    /// read (an endless chunked body at 16 MiB took 450 MB). Elsewhere the delegate queue goes
-    /// on dropping the bytes that arrive until the cancellation lands (50 MB peak measured).
-    static func cancelLater(_ task: URLSessionDataTask) {
-        let box = TaskBox(task: task)
-        DispatchQueue.global().async { box.task.cancel() }
-    }
-
     /// Where deadlines fire: a serial queue of its own gets a thread even while the global
     /// queue's and the task pool's are busy.
     private static let deadlines = DispatchQueue(label: "DouyinAPI.Exchange.deadlines")
-
-    private struct TaskBox: @unchecked Sendable {
-        // @unchecked: a task is safe to cancel from any thread; nothing else is done with it.
-        let task: URLSessionDataTask
-    }
 
     // MARK: Events from the delegate
 

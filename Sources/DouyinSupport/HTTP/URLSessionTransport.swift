@@ -45,48 +45,11 @@ package final class URLSessionTransport: HTTPTransport {
         }
         if case .data(let data)? = request.body { urlRequest.httpBody = data }
         let (session, router, made, body) = (session, router, urlRequest, request.body)
-        let exchange = SessionExchange(request: request)
-        return try await exchange.start(make: {
+        let exchange = SessionExchange(request: request) {
             if case .file(let url)? = body { return session.uploadTask(with: made, fromFile: url) }
             return session.dataTask(with: made)
-        }, register: { task in router.register(exchange, for: task) })
-    }
-}
-
-/// An exchange's task, made, resumed and cancelled in that order on a serial queue of its own,
-/// never on the caller's thread.
-///
-/// Why: FoundationNetworking makes every session's work queue target one serial queue for the
-/// whole process, and making a task, `resume()` and (in older releases) `cancel()` wait
-/// (`sync`) for it, behind whatever libcurl is doing for any session. A fast body in one test
-/// kept that queue busy, both threads of Swift's task pool waited in `resume()` for more than
-/// a minute, and with them every task of the process (a whole-suite run under Thread
-/// Sanitizer; `MachineWatch` printed the stacks).
-final class SessionTaskControl: @unchecked Sendable {
-    // @unchecked Sendable: `task` and `cancelled` are only touched on `queue`.
-    private let queue = DispatchQueue(label: "DouyinSupport.URLSessionTransport.task")
-    private var task: URLSessionTask?
-    private var cancelled = false
-
-    /// Makes the task, hands it to `made` before it runs, and resumes it; nothing when
-    /// ``cancel()`` came first. Returns at once.
-    func start(make: @escaping @Sendable () -> URLSessionTask, made: @escaping @Sendable (URLSessionTask) -> Void) {
-        queue.async { [self] in
-            guard !cancelled else { return }
-            let task = make()
-            self.task = task
-            made(task)
-            task.resume()
         }
-    }
-
-    /// Cancels the task, or the start still to come. Returns at once.
-    func cancel() {
-        queue.async { [self] in
-            guard !cancelled else { return }
-            cancelled = true
-            task?.cancel()
-        }
+        return try await exchange.start { task in router.register(exchange, for: task) }
     }
 }
 
@@ -108,17 +71,16 @@ final class SessionExchange: @unchecked Sendable {
 
     private let state = LockedBox(State())
 
-    init(request: HTTPRequest) {
-        let control = SessionTaskControl()
+    /// An exchange of `request` over the task `make` makes.
+    init(request: HTTPRequest, make: @escaping @Sendable () -> URLSessionTask) {
+        let control = SessionTaskControl(make: make)
         self.control = control
         self.request = request
         buffer = HTTPBodyBuffer(limit: request.bufferLimit, resume: {}, cancelTransfer: { control.cancel() })
     }
 
-    /// Starts the task `make` makes (`register` sees it before it runs) and waits for the
-    /// answer's head.
-    func start(make: @escaping @Sendable () -> URLSessionTask,
-               register: @escaping @Sendable (URLSessionTask) -> Void) async throws -> HTTPResponse {
+    /// Starts the task (`register` sees it before it runs) and waits for the answer's head.
+    func start(register: @escaping @Sendable (URLSessionTask) -> Void) async throws -> HTTPResponse {
         let response = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let ended = state.withLock { state -> Bool in
@@ -132,7 +94,7 @@ final class SessionExchange: @unchecked Sendable {
                     }
                     return false
                 }
-                if ended { continuation.resume(throwing: CancellationError()) } else { control.start(make: make, made: register) }
+                if ended { continuation.resume(throwing: CancellationError()) } else { control.start(made: register) }
             }
         } onCancel: {
             end(CancellationError())
