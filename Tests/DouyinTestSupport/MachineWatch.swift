@@ -291,12 +291,15 @@ public final class MachineWatch: Sendable {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 1, output.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let arguments = [gdb, "-q", "-batch", "-p", "\(getpid())", "-ex", "thread apply all bt 30"]
+        // At most 20 s (as Tool's look into a child): a gdb that hung would stop the ticks, and
+        // with them every hang guard.
+        let limiter = "/usr/bin/timeout"
+        let arguments = [limiter, "20", gdb, "-q", "-batch", "-p", "\(getpid())", "-ex", "thread apply all bt 30"]
         var argv = arguments.map { strdup($0) } + [nil]
         var envp = [strdup("PATH=/usr/bin:/bin"), nil]
         defer { (argv + envp).forEach { free($0) } }
         var child: pid_t = 0
-        guard posix_spawn(&child, gdb, &actions, nil, &argv, &envp) == 0 else { return "(gdb did not start)" }
+        guard posix_spawn(&child, limiter, &actions, nil, &argv, &envp) == 0 else { return "(gdb did not start)" }
         var status: Int32 = 0
         while waitpid(child, &status, 0) == -1 && errno == EINTR {}
         defer { try? FileManager.default.removeItem(at: output) }
