@@ -164,7 +164,8 @@ enum TransportBenchmark {
                 precondition(count == bytes)
             }
         }
-        var tool: [Double] = [], toolToFile: [Double] = [], disk: [Double] = [], streamed: [Double] = []
+        var tool: [Double] = [], toolToFile: [Double] = [], disk: [Double] = [], streamed: [Double] = [], transportAlone: [Double] = []
+        let curl = CurlTransport()
         let sample = Data((0..<bytes).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         // 15 pairs (~0.3 s each): with 7 the medians against the tool swung 0.79-0.97× between runs.
         let comparison = try await interleavedPairs(pairs: 15, baseline: {
@@ -174,11 +175,16 @@ enum TransportBenchmark {
             toolToFile.append(try await curlToolSeconds(url, storingIn: scratch))
             disk.append(try fileRoundTrip(sample, in: scratch))
             streamed.append(try await read(HTTPOrigin(), streamed: true))
+            transportAlone.append(try await timed {
+                let count = try await fetch(url, over: curl)
+                precondition(count == bytes)
+            })
             return try await read(HTTPOrigin())
         })
         let toolRatios = zip(tool, comparison.subject).map { $0 / $1 }
         let streamedRatios = zip(tool, streamed).map { $0 / $1 }
         let toFileRatios = zip(toolToFile, comparison.subject).map { $0 / $1 }
+        let transportRatios = zip(tool, transportAlone).map { $0 / $1 }
         print("  (c) cold 32 MB through the cache: URLSession origin median \(ms(comparison.medianBaseline)) | libcurl origin \(ms(comparison.medianSubject)) | curl tool download \(ms(median(tool)))")
         print("      throughput libcurl / URLSession origin: \(comparison.summary(.speedup, target: 1.0))")
         print("      throughput cache / curl tool: median \(fixed(median(toolRatios)))× (min \(fixed(toolRatios.min() ?? .nan))×, max \(fixed(toolRatios.max() ?? .nan))×; target ≥ 0.90×)")
@@ -186,6 +192,8 @@ enum TransportBenchmark {
             + " median \(fixed(median(streamedRatios)))× (min \(fixed(streamedRatios.min() ?? .nan))×, max \(fixed(streamedRatios.max() ?? .nan))×; target ≥ 0.90×)")
         print("      throughput cache / curl tool storing the body in a new file beside the cache's (`-o`, \(ms(median(toolToFile)))):"
             + " median \(fixed(median(toFileRatios)))× (min \(fixed(toFileRatios.min() ?? .nan))×, max \(fixed(toFileRatios.max() ?? .nan))×)")
+        print("      the transport alone (libcurl, its chunks counted and dropped, no cache; \(ms(median(transportAlone)))): throughput / curl tool"
+            + " median \(fixed(median(transportRatios)))× (min \(fixed(transportRatios.min() ?? .nan))×, max \(fixed(transportRatios.max() ?? .nan))×)")
         print("      the disk's share: writing the 32 MB to a new file in 16 KB pieces and reading them back in 1 MB pieces alone takes \(ms(median(disk)))"
             + " (the least a cache that stores every byte before a reader gets it adds to a download)")
     }

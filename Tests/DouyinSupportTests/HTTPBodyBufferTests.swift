@@ -62,6 +62,61 @@ struct HTTPBodyBufferTests {
         #expect(try await reader.value?.data == Data([7, 8, 9]))
     }
 
+    /// A reader parked before the round; returns its read.
+    func parkedReader(_ buffer: HTTPBodyBuffer) async -> Task<HTTPBodyChunk?, any Error> {
+        let reader = Task { try await buffer.next() }
+        #expect(await waitUntil { buffer.readerIsWaiting })
+        return reader
+    }
+
+    /// A transport reading in rounds offers without waking the reader, then wakes it once:
+    /// the reader gets the round's reads joined; a wake with nothing new leaves it waiting.
+    @Test func quietOffersWaitForTheRoundsWakeAndArriveJoined() async throws {
+        let buffer = Calls().buffer(limit: 100)
+        let reader = await parkedReader(buffer)
+        #expect(buffer.offer(Data([1, 2]), wakingReader: false) == .taken)
+        #expect(buffer.offer(Data([3]), wakingReader: false) == .taken)
+        #expect(buffer.readerIsWaiting, "woken before the round ended")
+        buffer.wake()
+        #expect(try await reader.value?.data == Data([1, 2, 3]))
+
+        let next = await parkedReader(buffer)
+        buffer.wake()
+        #expect(buffer.readerIsWaiting, "woken with nothing to read")
+        buffer.finish(throwing: nil)
+        #expect(try await next.value == nil)
+    }
+
+    /// A body that ends while a parked reader's bytes wait for the round's wake: the reader
+    /// gets the bytes, then the end; nothing is lost to the end overtaking them.
+    @Test(arguments: [false, true])
+    func anEndBeforeTheWakeHandsTheHeldBytesFirst(failing: Bool) async throws {
+        let buffer = Calls().buffer(limit: 100)
+        let reader = await parkedReader(buffer)
+        #expect(buffer.offer(Data([5, 6]), wakingReader: false) == .taken)
+        buffer.finish(throwing: failing ? URLError(.networkConnectionLost) : nil)
+        #expect(try await reader.value?.data == Data([5, 6]))
+        if failing {
+            await #expect(throws: URLError.self) { try await buffer.next() }
+        } else {
+            #expect(try await buffer.next() == nil)
+        }
+        buffer.wake()  // the round's wake after the end: nothing left, nothing happens
+    }
+
+    /// A round that filled the buffer paused the transfer: handing its bytes at the wake asks
+    /// the transport to go on, once.
+    @Test func theWakeOfARoundThatFilledTheBufferResumesTheTransfer() async throws {
+        let calls = Calls()
+        let buffer = calls.buffer(limit: 4)
+        let reader = await parkedReader(buffer)
+        #expect(buffer.offer(Data([1, 2, 3, 4]), wakingReader: false) == .taken)
+        #expect(buffer.offer(Data([5]), wakingReader: false) == .full)
+        buffer.wake()
+        #expect(try await reader.value?.data == Data([1, 2, 3, 4]))
+        #expect(calls.resumes.count == 1)
+    }
+
     @Test func theEndIsReadAfterTheBytesHeld() async throws {
         let buffer = Calls().buffer(limit: 100)
         _ = buffer.offer(Data([1]))

@@ -10,8 +10,8 @@ import Foundation
 package final class CurlDriver: @unchecked Sendable {
     // @unchecked Sendable: `multi` is used by the driver's thread only, except
     // `curl_multi_wakeup`, which libcurl makes safe from any thread, and which is called under
-    // `commands`' lock so it never races the handle's cleanup. `attached` and `idleOrder` are
-    // the thread's own.
+    // `commands`' lock so it never races the handle's cleanup. `attached`, `slots` and
+    // `readersToWake` are the thread's own.
 
     /// Counters since the driver started.
     package struct Statistics: Sendable, Hashable {
@@ -42,6 +42,8 @@ package final class CurlDriver: @unchecked Sendable {
     private var attached: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     /// The per-host limit, kept here rather than by libcurl (see ``HostSlots``).
     private var slots: HostSlots<CurlTransfer>
+    /// Transfers whose readers get this round's bytes once the round is done (``wakeAfterRound(_:)``).
+    private var readersToWake: [CurlTransfer] = []
 
     init(maximumConnectionsPerHost: Int) {
         CurlGlobal.initialize()
@@ -101,6 +103,7 @@ package final class CurlDriver: @unchecked Sendable {
             collectFinished()
             let now = ContinuousClock.now
             expireIdle(now)
+            wakeReaders()
             _ = curl_multi_poll(multi, nil, 0, pollTimeout(now), nil)
         }
         commands.withLock { state in
@@ -133,6 +136,19 @@ package final class CurlDriver: @unchecked Sendable {
             // May call the write callback at once with the bytes held since the pause.
             _ = curl_easy_pause(transfer.easy, CURLPAUSE_CONT)
         }
+    }
+
+    /// Wakes `transfer`'s reader once this round of reads is done (called from the transfer's
+    /// write callback, on this thread, at most once a round per transfer).
+    func wakeAfterRound(_ transfer: CurlTransfer) {
+        readersToWake.append(transfer)
+    }
+
+    /// The end of a round: every reader that was offered bytes in it without being woken gets them.
+    private func wakeReaders() {
+        let transfers = readersToWake
+        readersToWake = []
+        for transfer in transfers { transfer.wakeReader() }
     }
 
     /// Puts a transfer that holds a slot on the multi handle; one cancelled or past its

@@ -9,9 +9,10 @@ import Foundation
 /// to the driver's thread (libcurl calls the callbacks there). The caller's side meets the
 /// driver's only in `outcome`, behind its lock.
 final class CurlTransfer: @unchecked Sendable {
-    // @unchecked Sendable: `easy`, `headerList`, `upload`, `lines`, `headDelivered`, `paused`
-    // and `lastActivity` are touched by the driver's thread only once the transfer is submitted
-    // (and before, only by the thread making it); `outcome` is a LockedBox.
+    // @unchecked Sendable: `easy`, `headerList`, `upload`, `lines`, `headDelivered`, `paused`,
+    // `bodyStarted`, `wakeDue` and `lastActivity` are touched by the driver's thread only once
+    // the transfer is submitted (and before, only by the thread making it); `outcome` is a
+    // LockedBox.
 
     let easy: UnsafeMutableRawPointer
     let idleTimeout: Duration
@@ -26,6 +27,11 @@ final class CurlTransfer: @unchecked Sendable {
     private var lastActivity = ContinuousClock.now
     private var startedAt = ContinuousClock.now
     private var lastSent: Int64 = -1
+    /// Whether the body's first bytes were offered: they wake the reader at once (the time to
+    /// the first byte is a player's start-up), later ones once a round (``CurlDriver/wakeAfterRound(_:)``).
+    private var bodyStarted = false
+    /// Whether the driver is to wake the reader at the end of this round.
+    private var wakeDue = false
     private let buffer: HTTPBodyBuffer
 
     private struct Outcome {
@@ -195,7 +201,14 @@ final class CurlTransfer: @unchecked Sendable {
             _ = douyin_curl_get_long(easy, CURLINFO_RESPONSE_CODE, &status)
             deliverHead(status: status)
         }
-        switch buffer.offer(UnsafeRawBufferPointer(bytes), at: now) {
+        let wakingReader = !bodyStarted
+        bodyStarted = true
+        let offer = buffer.offer(UnsafeRawBufferPointer(bytes), at: now, wakingReader: wakingReader)
+        if !wakingReader, offer != .closed, !wakeDue {
+            wakeDue = true
+            driver.wakeAfterRound(self)
+        }
+        switch offer {
         case .taken:
             return bytes.count
         case .full:
@@ -205,6 +218,12 @@ final class CurlTransfer: @unchecked Sendable {
         case .closed:
             return 0  // the reader is gone: libcurl ends the transfer (CURLE_WRITE_ERROR)
         }
+    }
+
+    /// The end of a round of reads: the reader gets what was offered in it.
+    func wakeReader() {
+        wakeDue = false
+        buffer.wake()
     }
 
     /// Upload progress, reported when the count of bytes sent moved.
