@@ -5,9 +5,16 @@ import Foundation
 /// every store, drop and block check, whether or not anyone listens (a lookup when no one does).
 ///
 /// Kept by the cache, not by an entry: a subscriber of a URL whose entry is made later, or made
-/// again, hears that entry too. Each element is computed while this hub's lock is held, so the
-/// last element a subscriber gets is never older than one it got before: two announcements
-/// racing cannot hand it a stale picture last.
+/// again, hears that entry too. Announcements are made one at a time, each element computed and
+/// handed out under ``announcing``, so the last element a subscriber gets is never older than
+/// one it got before: two announcements racing cannot hand it a stale picture last.
+///
+/// Nothing is yielded under ``books``: a stream's termination handler takes that lock, and it
+/// runs while the task consuming the stream is being cancelled, with that task's status locked;
+/// a yield that wakes the same task waits for that status lock. Yielding under ``books`` was a
+/// deadlock (a feed session cancelled while a download announced: both threads of Swift's task
+/// pool stood still, in a Thread Sanitizer pass). ``announcing`` is never taken by a
+/// termination handler, and ``books`` is only held for a lookup or an insert.
 final class ChangeHub: Sendable {
     private struct Books {
         var watchers: [String: [Int: AsyncStream<VideoCache.Content>.Continuation]] = [:]
@@ -15,6 +22,9 @@ final class ChangeHub: Sendable {
     }
 
     private let books = LockedBox(Books())
+    /// Held around computing and handing out one announcement (or a new subscriber's first
+    /// element); counts the announcements made. Taken before ``books``, never inside it.
+    private let announcing = LockedBox(0)
 
     /// Whether anyone subscribes to `key`.
     func isWatched(_ key: String) -> Bool {
@@ -24,11 +34,14 @@ final class ChangeHub: Sendable {
     /// A new subscriber of `key`, told `current()` at once. It holds the newest element only.
     func subscribe(_ key: String, current: () -> VideoCache.Content) -> AsyncStream<VideoCache.Content> {
         let (stream, continuation) = AsyncStream.makeStream(of: VideoCache.Content.self, bufferingPolicy: .bufferingNewest(1))
-        let id = books.withLock { books in
-            books.nextID += 1
-            books.watchers[key, default: [:]][books.nextID] = continuation
+        let id = announcing.withLock { _ in
+            let id = books.withLock { books in
+                books.nextID += 1
+                books.watchers[key, default: [:]][books.nextID] = continuation
+                return books.nextID
+            }
             continuation.yield(current())
-            return books.nextID
+            return id
         }
         continuation.onTermination = { [weak self] _ in
             self?.books.withLock { books in
@@ -41,9 +54,10 @@ final class ChangeHub: Sendable {
 
     /// Tells every subscriber of `key` what `content()` says now.
     func publish(for key: String, _ content: () -> VideoCache.Content) {
-        books.withLock { books in
-            guard let watchers = books.watchers[key], !watchers.isEmpty else { return }
+        announcing.withLock { count in
+            guard let watchers = books.withLock({ $0.watchers[key] }), !watchers.isEmpty else { return }
             let now = content()
+            count += 1
             for continuation in watchers.values { continuation.yield(now) }
         }
     }
