@@ -45,34 +45,50 @@ package struct MD5Digest: Sendable {
         buffer.withUnsafeBytes { update(buffer: $0) }
     }
 
+    // Written with pointers and `while` loops, no ranges or slices, here, in `finalize` and in
+    // `compress`: in a debug build generic code is not specialized, and each step of a range or
+    // a slice asked the runtime for a tuple type's metadata, through a once-lock. Eight threads
+    // naming entries at once (the cache's stress test) held both threads of Swift's task pool
+    // waiting in that lock for 8-40 s at a time under Thread Sanitizer (the test watch's stacks).
     private mutating func update(buffer: UnsafeRawBufferPointer) {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return }
         length &+= UInt64(buffer.count)
         var offset = 0
         if !pending.isEmpty {
             let take = min(64 - pending.count, buffer.count)
-            pending.append(contentsOf: buffer[0..<take])
+            pending.append(contentsOf: UnsafeRawBufferPointer(start: base, count: take))
             offset = take
             guard pending.count == 64 else { return }
             pending.withUnsafeBytes { compress(block: $0) }
             pending.removeAll(keepingCapacity: true)
         }
         while buffer.count - offset >= 64 {
-            compress(block: UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + 64]))
+            compress(block: UnsafeRawBufferPointer(start: base + offset, count: 64))
             offset += 64
         }
-        pending.append(contentsOf: buffer[offset...])
+        pending.append(contentsOf: UnsafeRawBufferPointer(start: base + offset, count: buffer.count - offset))
     }
 
     /// The 16-byte digest of everything fed so far.
     package func finalize() -> [UInt8] {
         var copy = self
         let bitLength = length &* 8
-        var tail: [UInt8] = [0x80]
-        tail += [UInt8](repeating: 0, count: (55 - pending.count + 64) % 64)
-        tail += (0..<8).map { UInt8(truncatingIfNeeded: bitLength >> (8 * $0)) }
+        var tail = [UInt8](repeating: 0, count: 1 + (55 - pending.count + 64) % 64 + 8)
+        tail[0] = 0x80
+        var index = tail.count - 8
+        while index < tail.count {
+            tail[index] = UInt8(truncatingIfNeeded: bitLength >> (8 * UInt64(index - (tail.count - 8))))
+            index += 1
+        }
         copy.update(buffer: tail)
-        let (a, b, c, d) = copy.state
-        return [a, b, c, d].flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> (8 * $0)) } }
+        var digest = [UInt8](repeating: 0, count: 16)
+        let words = [copy.state.0, copy.state.1, copy.state.2, copy.state.3]
+        index = 0
+        while index < 16 {
+            digest[index] = UInt8(truncatingIfNeeded: words[index / 4] >> (8 * UInt32(index % 4)))
+            index += 1
+        }
+        return digest
     }
 
     /// The digest of everything fed so far, as 32 lowercase hex digits.
@@ -106,20 +122,25 @@ package struct MD5Digest: Sendable {
             let m = raw.bindMemory(to: UInt32.self)
             Self.constants.withUnsafeBufferPointer { k in
                 Self.shifts.withUnsafeBufferPointer { s in
-                    for i in 0..<64 {
+                    var i = 0
+                    while i < 64 {
                         var f: UInt32
                         let g: Int
-                        switch i {
-                        case 0..<16: f = (b & c) | (~b & d); g = i
-                        case 16..<32: f = (d & b) | (~d & c); g = (5 &* i &+ 1) & 15
-                        case 32..<48: f = b ^ c ^ d; g = (3 &* i &+ 5) & 15
-                        default: f = c ^ (b | ~d); g = (7 &* i) & 15
+                        if i < 16 {
+                            f = (b & c) | (~b & d); g = i
+                        } else if i < 32 {
+                            f = (d & b) | (~d & c); g = (5 &* i &+ 1) & 15
+                        } else if i < 48 {
+                            f = b ^ c ^ d; g = (3 &* i &+ 5) & 15
+                        } else {
+                            f = c ^ (b | ~d); g = (7 &* i) & 15
                         }
                         f = f &+ a &+ k[i] &+ UInt32(littleEndian: m[g])
                         a = d
                         d = c
                         c = b
                         b = b &+ ((f << s[i]) | (f >> (32 - s[i])))
+                        i += 1
                     }
                 }
             }
