@@ -1,4 +1,5 @@
 import DouyinLogging
+import DouyinSupport
 import DouyinTestSupport
 import DouyinVideoCache
 import Foundation
@@ -36,6 +37,39 @@ struct VideoCacheLoggingTests {
             #expect(evicted.first?.level == .notice)
             #expect(recorder.events("download failed").isEmpty)
         }
+    }
+
+    /// An eviction is told with no lock of the cache held: here the log hook reads the cache
+    /// (the ranges of the very resource whose download made room). Told from under that
+    /// download's entry lock, as it was, the hook stood still on the lock its own thread held;
+    /// with a change subscriber of that resource subscribing at the same moment, two threads
+    /// deadlocked. The read runs in a task, so a regression fails the wait instead of the run.
+    @Test func anEvictionIsToldWithNoLockOfTheCacheHeld() async throws {
+        let origin = try await NginxOrigin.start()
+        try origin.serve(Data(repeating: 1, count: 300_000), at: "/a.mp4")
+        try origin.serve(Data(repeating: 2, count: 300_000), at: "/b.mp4")
+        let a = origin.url("/a.mp4"), b = origin.url("/b.mp4")
+        let cacheForHook = LockedBox<VideoCache?>(nil)
+        let seenByHook = LockedBox<[ByteRangeSet]>([])
+        try await withTemporaryDirectory { folder in
+            var configuration = VideoCache.Configuration()
+            configuration.log = LogHandler { event in
+                guard event.message == "resource evicted to stay under the size limit", let cache = cacheForHook.withLock({ $0 }) else { return }
+                let held = cache.cachedRanges(for: b)
+                seenByHook.withLock { $0.append(held) }
+            }
+            let cache = try VideoCache(directory: folder.url, sizeLimit: 400_000, configuration: configuration)
+            cacheForHook.withLock { $0 = cache }
+            try await cache.prefetch(a, bytes: 300_000)
+            let second = Task { try await cache.prefetch(b, bytes: 300_000) }
+            let finished = await waitUntil(limit: .seconds(60)) { seenByHook.withLock { !$0.isEmpty } }
+            #expect(finished, "the log hook never returned: it was called under the cache's lock")
+            guard finished else { return }
+            try await second.value
+            #expect(seenByHook.withLock { $0.count } == 1)
+            #expect(cache.cachedRanges(for: b) == ByteRangeSet([0..<300_000]))
+        }
+        cacheForHook.withLock { $0 = nil }
     }
 
     @Test func anIndexThatContradictsItselfIsLoggedAsDiscarded() async throws {

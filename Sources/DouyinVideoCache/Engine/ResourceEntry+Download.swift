@@ -128,6 +128,9 @@ extension ResourceEntry {
     /// the download wants more and whether enough is unpersisted to write the index.
     private func accept(_ chunk: Data, covering bytes: Range<Int64>, for id: Int) throws -> (Bool, Bool) {
         let offset = bytes.lowerBound
+        var evictions = StorageLedger.Evictions()
+        // Told once the entry's lock is released (see ``StorageLedger/admit(_:for:evictions:)``).
+        defer { ledger.tell(evictions) }
         return try locked { guarded in
             switch guarded.state.planChunk(bytes, for: id) {
             case .stale:
@@ -135,7 +138,7 @@ extension ResourceEntry {
             case .skip:
                 break
             case .write(let useful, let newBytes):
-                guard ledger.admit(newBytes, for: key) else {
+                guard ledger.admit(newBytes, for: key, evictions: &evictions) else {
                     let failure = VideoCacheError.overSizeLimit(ledger.sizeLimit)
                     guarded.state.stopCaching(failure)
                     throw failure

@@ -80,11 +80,23 @@ final class StorageLedger: Sendable {
     /// Ends a download's use of its resource.
     func downloadEnded(for key: String) { releaseUse(key) }
 
+    /// The resources one ``admit(_:for:)`` evicted, for the caller to ``tell(_:)`` once it holds
+    /// no lock of its own.
+    struct Evictions {
+        fileprivate var dropped: [(key: String, bytes: Int64)] = []
+    }
+
     /// Reserves `count` more stored bytes for `key`, evicting idle resources in LRU order to make
-    /// room; `false` when even that cannot make them fit. Evicted keys are forgotten here and
-    /// their files deleted; the cache drops the idle entry objects of evicted keys when it next
-    /// makes one (``VideoCache``'s `openEntry`).
-    func admit(_ count: Int64, for key: String) -> Bool {
+    /// room; `false` when even that cannot make them fit (some may have been evicted all the
+    /// same). Evicted keys are forgotten here and their files deleted; the cache drops the idle
+    /// entry objects of evicted keys when it next makes one (``VideoCache``'s `openEntry`).
+    ///
+    /// The evictions are not told here but added to `evictions`, for ``tell(_:)`` after the
+    /// caller's locks are released: the download that admits holds its entry's lock, and the
+    /// handlers announce to change subscribers (whose announcements read entries under their
+    /// locks) and call the app's log handler. Told from under the entry's lock, a subscriber
+    /// of that entry announcing at the same moment deadlocked against it.
+    func admit(_ count: Int64, for key: String, evictions: inout Evictions) -> Bool {
         guard count > 0 else { return true }
         var dropped: [(key: String, bytes: Int64)] = []
         let admitted = books.withLock { books in
@@ -102,13 +114,18 @@ final class StorageLedger: Sendable {
             books.accounts[key]?.bytes += count
             return true
         }
-        // Told after unlocking: the handler is the app's code.
-        for drop in dropped {
+        evictions.dropped += dropped
+        return admitted
+    }
+
+    /// Tells the change subscribers and the log of each resource `evictions` holds. Call with
+    /// no lock held: the handlers are the app's code and the cache's announcements.
+    func tell(_ evictions: Evictions) {
+        for drop in evictions.dropped {
             evicted(drop.key)
             log?(LogEvent(level: .notice, subsystem: VideoCache.subsystem, message: "resource evicted to stay under the size limit",
                           metadata: ["key": drop.key, "bytes": String(drop.bytes), "sizeLimit": String(sizeLimit)]))
         }
-        return admitted
     }
 
     /// Returns `count` bytes of `key` to the budget (they were discarded).
