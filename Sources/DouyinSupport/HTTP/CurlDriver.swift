@@ -106,13 +106,17 @@ package final class CurlDriver: @unchecked Sendable {
             wakeReaders()
             _ = curl_multi_poll(multi, nil, 0, pollTimeout(now), nil)
         }
-        commands.withLock { state in
+        let orphans = commands.withLock { state -> [CurlTransfer] in
             state.closed = true
-            // Commands queued meanwhile: adds are told, the rest are moot.
-            for case .add(let transfer) in state.queue { transfer.ended(with: .failure(CancellationError())) }
+            // Commands queued meanwhile: adds are told (after unlocking: the end resumes the
+            // caller, whose cancel handler submits, taking this lock), the rest are moot.
+            var adds: [CurlTransfer] = []
+            for case .add(let transfer) in state.queue { adds.append(transfer) }
             state.queue = []
             curl_multi_cleanup(multi)
+            return adds
         }
+        for transfer in orphans { transfer.ended(with: .failure(CancellationError())) }
     }
 
     private func perform(_ command: Command) {
