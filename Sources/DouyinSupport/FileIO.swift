@@ -106,17 +106,6 @@ package struct FileIO: Sendable {
         }
     }
 
-    /// Allocates disk blocks for `length` bytes at `offset` without changing the file's size,
-    /// so later writes there skip the file system's per-page allocation (a quarter of a 32 MB
-    /// write's CPU on ext4 here). Throws `ENOTSUP`/`EOPNOTSUPP` where the platform or file
-    /// system cannot, `ENOSPC` when the disk is full.
-    package func reserve(_ descriptor: Int32, at offset: Int64, length: Int64) throws(SystemError) {
-        guard length > 0 else { return }
-        while syscalls.reserve(descriptor, off_t(offset), off_t(length)) != 0 {
-            if errno != EINTR { throw SystemError(call: "fallocate", code: errno) }
-        }
-    }
-
     /// The status of an open descriptor.
     package func status(_ descriptor: Int32) throws(SystemError) -> stat {
         var info = stat()

@@ -1,5 +1,4 @@
 #if canImport(Glibc)
-import CLinux
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -28,9 +27,6 @@ package struct Syscalls: Sendable {
     package var fsync: @Sendable (_ fd: Int32) -> Int32
     /// `ftruncate(fd, length)`.
     package var ftruncate: @Sendable (_ fd: Int32, _ length: off_t) -> Int32
-    /// Disk blocks for `length` bytes at `offset`, the file's size unchanged: Linux's
-    /// `fallocate(fd, FALLOC_FL_KEEP_SIZE, offset, length)`; elsewhere -1 with `ENOTSUP`.
-    package var reserve: @Sendable (_ fd: Int32, _ offset: off_t, _ length: off_t) -> Int32
     /// `rename(from, to)`.
     package var rename: @Sendable (_ from: String, _ to: String) -> Int32
     /// `unlink(path)`.
@@ -45,7 +41,6 @@ package struct Syscalls: Sendable {
         pwrite: { fd, buffer, count, offset in systemPwrite(fd, buffer, count, offset) },
         fsync: { fd in systemFsync(fd) },
         ftruncate: { fd, length in systemFtruncate(fd, length) },
-        reserve: { fd, offset, length in systemReserve(fd, offset, length) },
         rename: { from, to in systemRename(from, to) },
         unlink: { path in systemUnlink(path) }
     )
@@ -71,7 +66,6 @@ package struct Syscalls: Sendable {
             },
             fsync: { fd in injector.fail(.fsync) ?? base.fsync(fd) },
             ftruncate: { fd, length in injector.fail(.ftruncate) ?? base.ftruncate(fd, length) },
-            reserve: { fd, offset, length in injector.fail(.reserve) ?? base.reserve(fd, offset, length) },
             rename: { from, to in injector.fail(.rename) ?? base.rename(from, to) },
             unlink: { path in injector.fail(.unlink) ?? base.unlink(path) }
         )
@@ -84,7 +78,7 @@ package struct Syscalls: Sendable {
 package final class FaultInjector: Sendable {
     /// One of the calls of ``Syscalls``.
     package enum Call: Sendable, Hashable, CaseIterable {
-        case open, read, write, pread, pwrite, fsync, ftruncate, reserve, rename, unlink
+        case open, read, write, pread, pwrite, fsync, ftruncate, rename, unlink
     }
 
     private struct Plan {
@@ -158,7 +152,6 @@ private let systemPread = Glibc.pread
 private let systemPwrite = Glibc.pwrite
 private let systemFsync = Glibc.fsync
 private let systemFtruncate = Glibc.ftruncate
-private let systemReserve: @Sendable (Int32, off_t, off_t) -> Int32 = { douyin_reserve_space($0, $1, $2) }
 private let systemRename = Glibc.rename
 private let systemUnlink: @Sendable (String) -> Int32 = { Glibc.unlink($0) }
 #elseif canImport(Darwin)
@@ -169,10 +162,6 @@ private let systemPread = Darwin.pread
 private let systemPwrite = Darwin.pwrite
 private let systemFsync = Darwin.fsync
 private let systemFtruncate = Darwin.ftruncate
-private let systemReserve: @Sendable (Int32, off_t, off_t) -> Int32 = { _, _, _ in
-    errno = ENOTSUP
-    return -1
-}
 private let systemRename = Darwin.rename
 private let systemUnlink: @Sendable (String) -> Int32 = { Darwin.unlink($0) }
 #endif

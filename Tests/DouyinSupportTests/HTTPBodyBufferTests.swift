@@ -104,6 +104,18 @@ struct HTTPBodyBufferTests {
         buffer.wake()  // the round's wake after the end: nothing left, nothing happens
     }
 
+    /// A waking offer to a reader parked while quiet offers held bytes for it: the reader gets
+    /// the held bytes first, joined with the new ones, never the new ones before them.
+    @Test func aWakingOfferAfterQuietOnesKeepsTheBytesInOrder() async throws {
+        let buffer = Calls().buffer(limit: 100)
+        let reader = await parkedReader(buffer)
+        #expect(buffer.offer(Data([1, 2]), wakingReader: false) == .taken)
+        #expect(buffer.offer(Data([3])) == .taken)
+        #expect(try await reader.value?.data == Data([1, 2, 3]))
+        buffer.finish(throwing: nil)
+        #expect(try await buffer.next() == nil)
+    }
+
     /// A round that filled the buffer paused the transfer: handing its bytes at the wake asks
     /// the transport to go on, once.
     @Test func theWakeOfARoundThatFilledTheBufferResumesTheTransfer() async throws {

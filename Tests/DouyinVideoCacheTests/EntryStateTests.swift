@@ -239,58 +239,6 @@ struct EntryStateTests {
         #expect(!attached16, "a task for a download dropped before it began is cancelled")
     }
 
-    // MARK: Disk space reserved ahead of a download's writes
-
-    /// A download reserves up to a step ahead of each write that leaves what it reserved, once
-    /// for the bytes of a step, and never past its end.
-    @Test func aDownloadReservesAStepAheadOnceAndNeverPastItsEnd() {
-        let step = EntryState.reserveStep
-        var state = state(length: 3 * step + 10)
-        let (_, id) = startRead(&state, 0..<(3 * step + 10))
-        let end = state.downloads[id]!.end
-        #expect(state.reservation(before: 0..<100, for: id) == 0..<step)
-        #expect(state.reservation(before: 100..<step, for: id) == nil, "inside what was reserved")
-        // A write that crosses the end reserves from there, a step past its own start.
-        #expect(state.reservation(before: (step - 10)..<(step + 10), for: id) == step..<(2 * step - 10))
-        // A write larger than a step reserves to its own end.
-        #expect(state.reservation(before: (2 * step - 10)..<(3 * step + 5), for: id) == (2 * step - 10)..<(3 * step + 5))
-        // The last step stops at the download's end.
-        #expect(state.reservation(before: (3 * step + 5)..<(3 * step + 6), for: id) == (3 * step + 5)..<end)
-        #expect(state.reservation(before: (3 * step + 6)..<end, for: id) == nil)
-    }
-
-    /// A download whose end shrank (a reader far ahead started its own) reserves only to it.
-    @Test func aReservationFollowsAnEndThatShrank() {
-        var state = state(length: 10 * EntryState.reserveStep)
-        let (_, id) = startRead(&state, 0..<(10 * EntryState.reserveStep))
-        state.downloads[id]?.end = 300
-        #expect(state.reservation(before: 0..<100, for: id) == 0..<300)
-        #expect(state.reservation(before: 100..<200, for: id) == nil)
-    }
-
-    /// Offsets at Int64's edge: a step past the write would overflow; the download's end bounds it.
-    @Test func aReservationNearInt64sEdgeDoesNotOverflow() {
-        var state = state()
-        let start = Int64.max - 1_000
-        let (_, id) = startRead(&state, start..<Int64.max)
-        #expect(state.reservation(before: start..<(start + 10), for: id) == start..<state.downloads[id]!.end)
-    }
-
-    /// Stale or unknown downloads reserve nothing; a new version restarts what was reserved
-    /// (the truncate that emptied the file freed it).
-    @Test func aNewVersionStartsReservingAgainAndAStaleDownloadReservesNothing() {
-        var state = state(length: 1_000, held: [0..<500])
-        state.info?.lastModified = "Mon, 01 Jan 2024 00:00:00 GMT"
-        let (_, id) = startRead(&state, 500..<1_000)
-        #expect(state.reservation(before: 500..<600, for: id) == 500..<1_000)
-        guard case .newVersion = state.adopt(VideoContentInfo(length: 1_000), for: id, wholeBody: true, ifRange: "Mon, 01 Jan 2024 00:00:00 GMT") else {
-            Issue.record("a 200 to If-Range kept the old bytes")
-            return
-        }
-        #expect(state.reservation(before: 0..<100, for: id) == 0..<state.downloads[id]!.end)
-        #expect(state.reservation(before: 0..<100, for: id + 1) == nil)
-    }
-
     // MARK: Versions an origin hides (issue 21, items 2 and 3)
 
     /// Item 2: an origin kept its strong ETag across an edit that changed the length.

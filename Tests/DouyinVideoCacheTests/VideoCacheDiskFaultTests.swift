@@ -142,39 +142,4 @@ struct VideoCacheDiskFaultTests {
         // The index is written only after its data is durable: none describes these bytes.
         try await expectRestartServesTheFile(held: ByteRangeSet())
     }
-
-    /// Reserving disk space ahead of a download is advisory: where the file system cannot
-    /// (`EOPNOTSUPP`), or the disk is full at the reservation, every byte is still stored,
-    /// right, and indexed; an interrupted reservation is retried.
-    @Test(arguments: [EOPNOTSUPP, ENOSPC, EINTR])
-    func aReservationThatFailsStoresEveryByteAnyway(_ code: Int32) async throws {
-        defer { folder.remove() }
-        let faults = FaultInjector()
-        faults.fail(.reserve, with: code, times: code == EINTR ? 1 : nil)
-        do {
-            let reader = try cache(faults).reader(for: url)
-            #expect(try await reader.read(0..<1_000_000) == file)
-            #expect(reader.uncachedError == nil)
-            reader.close()
-        }
-        // One download of under a step: one reservation, not one a write.
-        #expect(faults.injectedCount(.reserve) == 1)
-        try await expectRestartServesTheFile(held: ByteRangeSet([0..<1_000_000]))
-    }
-
-    /// What a whole download reserved ends at the resource's end: the data file holds no
-    /// allocated space past its last byte (the file system's block rounding aside).
-    @Test func aWholeDownloadReservesNothingPastTheResourcesEnd() async throws {
-        defer { folder.remove() }
-        do {
-            let reader = try cache().reader(for: url)
-            #expect(try await reader.read(0..<1_000_000) == file)
-            reader.close()
-        }
-        var info = stat()
-        #expect(lstat(folder.url.appendingPathComponent(dataFileName).path, &info) == 0)
-        let allocated = Int64(info.st_blocks) * 512, block = Int64(info.st_blksize)
-        #expect(info.st_size == 1_000_000)
-        #expect(allocated <= (1_000_000 + block - 1) / block * block, "\(allocated) bytes allocated for 1,000,000")
-    }
 }

@@ -43,7 +43,8 @@ struct VideoCacheLoggingTests {
     /// (the ranges of the very resource whose download made room). Told from under that
     /// download's entry lock, as it was, the hook stood still on the lock its own thread held;
     /// with a change subscriber of that resource subscribing at the same moment, two threads
-    /// deadlocked. The read runs in a task, so a regression fails the wait instead of the run.
+    /// deadlocked. The read runs in a task, so a regression fails the wait (after 60 s) instead
+    /// of hanging the run; the stuck download still holds one thread of the task pool after.
     @Test func anEvictionIsToldWithNoLockOfTheCacheHeld() async throws {
         let origin = try await NginxOrigin.start()
         try origin.serve(Data(repeating: 1, count: 300_000), at: "/a.mp4")

@@ -17,7 +17,8 @@ package final class CurlDriver: @unchecked Sendable {
     package struct Statistics: Sendable, Hashable {
         /// Transfers started.
         package var transfers = 0
-        /// Pauses for a reader that fell behind.
+        /// Pauses: a reader's buffer held its limit (the reader fell behind, or one round of
+        /// reads brought more than the limit while it waited to be woken).
         package var pauses = 0
         /// New connections libcurl opened (one per transfer that could not reuse one).
         package var connectionsOpened = 0

@@ -12,7 +12,8 @@ import Foundation
 /// 32 MB read through the video cache made a third to a quarter as many).
 ///
 /// - Important: `resume` and `cancelTransfer` are called after the lock is released, on the
-///   reader's thread or whichever thread cancels: they must only queue work, never block.
+///   reader's thread, the transport's (a ``wake()`` that empties a paused buffer) or whichever
+///   thread cancels: they must only queue work, never block.
 package final class HTTPBodyBuffer: Sendable {
     /// What became of an offer.
     package enum Offer: Equatable {
@@ -81,21 +82,31 @@ package final class HTTPBodyBuffer: Sendable {
     /// progress whatever its size. With `wakingReader` false a waiting reader is not woken:
     /// the bytes are held for it until ``wake()`` (which the transport must then call).
     package func offer(_ bytes: UnsafeRawBufferPointer, at arrival: ContinuousClock.Instant = .now, wakingReader: Bool = true) -> Offer {
-        let (result, waiter) = state.withLock { state -> (Offer, CheckedContinuation<HTTPBodyChunk?, any Error>?) in
-            if state.finished { return (.closed, nil) }
+        typealias Joined = (Result<HTTPBodyChunk?, any Error>, resumeTransfer: Bool)
+        let (result, waiter, joined) = state.withLock { state -> (Offer, CheckedContinuation<HTTPBodyChunk?, any Error>?, Joined?) in
+            if state.finished { return (.closed, nil, nil) }
             if wakingReader, let waiter = state.waiter {
                 state.waiter = nil
-                return (.taken, waiter)
+                guard !state.pending.isEmpty else { return (.taken, waiter, nil) }
+                // Bytes offered quietly wait for this reader: these go after them, in one chunk.
+                state.hold(bytes)
+                state.arrival = arrival
+                return (.taken, waiter, state.takeReady())
             }
             if state.pending.count >= limit {
                 state.paused = true
-                return (.full, nil)
+                return (.full, nil, nil)
             }
             state.hold(bytes)
             state.arrival = arrival
-            return (.taken, nil)
+            return (.taken, nil, nil)
         }
-        waiter?.resume(returning: HTTPBodyChunk(data: Data(bytes), arrival: arrival))
+        if let joined {
+            if joined.resumeTransfer { resume() }
+            waiter?.resume(with: joined.0)
+        } else {
+            waiter?.resume(returning: HTTPBodyChunk(data: Data(bytes), arrival: arrival))
+        }
         return result
     }
 

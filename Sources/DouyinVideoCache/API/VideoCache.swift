@@ -78,9 +78,7 @@ public final class VideoCache: Sendable {
 
     /// The folder holding the data and index files.
     public let directory: URL
-    /// The most bytes of video kept on disk (indexes and the lock file not counted). Counted
-    /// as bytes held; on Linux a running download also has up to 1 MiB of disk space reserved
-    /// ahead of its writes, which a download stopped early leaves allocated until its file goes.
+    /// The most bytes of video kept on disk (indexes and the lock file not counted).
     public let sizeLimit: Int64
     private let origin: any VideoOrigin
     private let configuration: VideoCache.Configuration

@@ -6,8 +6,10 @@ import Foundation
 ///
 /// Kept by the cache, not by an entry: a subscriber of a URL whose entry is made later, or made
 /// again, hears that entry too. Announcements are made one at a time, each element computed and
-/// handed out under ``announcing``, so the last element a subscriber gets is never older than
-/// one it got before: two announcements racing cannot hand it a stale picture last.
+/// handed out under ``announcing``, so two announcements of an entry racing cannot hand a
+/// subscriber the older picture last. (An eviction or a remove announces "nothing held" as a
+/// fixed value, after the cache's locks are released: a resource made again and stored into in
+/// between can be announced before it.)
 ///
 /// Nothing is yielded under ``books``: a stream's termination handler takes that lock, and it
 /// runs while the task consuming the stream is being cancelled, with that task's status locked;

@@ -18,7 +18,7 @@ extension EntryState {
             end = min(end, download.position)
         }
         let id = makeID()
-        downloads[id] = Download(start: position, end: end, position: position, reserved: position, generation: generation)
+        downloads[id] = Download(start: position, end: end, position: position, generation: generation)
         return id
     }
 
@@ -82,8 +82,6 @@ extension EntryState {
                 downloads[id]?.start = 0
                 downloads[id]?.position = 0
             }
-            // The truncate that empties the file frees what was reserved too.
-            if let position = downloads[id]?.position { downloads[id]?.reserved = position }
         }
         signal()
         return .newVersion(epoch: epoch, droppedBytes: dropped, cancel: stopped)
@@ -114,28 +112,6 @@ extension EntryState {
         dirty.formUnion(Self.blocks(of: useful))
         downloads[id]?.position = useful.upperBound
         unpersisted += Int64(useful.count)
-    }
-
-    /// How far ahead of a write a download reserves disk space: 1 MiB. Writes into reserved
-    /// space skip ext4's per-page block allocation (a quarter of the CPU of writing a new 32 MB
-    /// file in 128 KB pieces here, 1.7–1.9 ms of 7.6), and a download stopped early leaves at
-    /// most this much allocated and unwritten.
-    static let reserveStep: Int64 = 1 << 20
-
-    /// The part of the data file to reserve before download `id` writes `useful` (planned by
-    /// ``planChunk(_:for:)``): from where its reservation ends, up to ``reserveStep`` past the
-    /// write's start or the write's end, whichever is further, never past the download's end;
-    /// `nil` when the write lies inside what it reserved (or the download is not listed).
-    /// Recorded as reserved whether or not the file system could: a failed reservation is not
-    /// retried for the same bytes.
-    mutating func reservation(before useful: Range<Int64>, for id: Int) -> Range<Int64>? {
-        guard let download = downloads[id], useful.upperBound > download.reserved else { return nil }
-        let lower = max(useful.lowerBound, download.reserved)
-        let (ahead, overflow) = useful.lowerBound.addingReportingOverflow(Self.reserveStep)
-        let upper = min(download.end, max(useful.upperBound, overflow ? .max : ahead))
-        guard lower < upper else { return nil }
-        downloads[id]?.reserved = upper
-        return lower..<upper
     }
 
     /// Whether download `id` wants more bytes (it has not reached its end and is still listed).

@@ -37,8 +37,6 @@ struct EntryState {
         var start: Int64
         var end: Int64
         var position: Int64
-        /// Where the disk space it reserved ahead of its writes ends (``reservation(before:for:)``).
-        var reserved: Int64
         /// The index generation it writes for; a changed resource starts a new one.
         var generation: Int
         /// Its task, once the entry has started it (`nil` in between).

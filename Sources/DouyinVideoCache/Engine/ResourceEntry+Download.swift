@@ -151,11 +151,6 @@ extension ResourceEntry {
                         // The first byte stored makes the file; O_NOFOLLOW refuses a planted link.
                         guarded.file = try SparseFile(path: dataPath, create: true, writable: true, files: files)
                     }
-                    if let reserve = guarded.state.reservation(before: useful, for: id) {
-                        // Advisory: where the file system cannot, or the disk is full, the
-                        // write itself says what matters.
-                        try? guarded.file?.reserve(reserve)
-                    }
                     try guarded.file?.write(slice, at: useful.lowerBound)
                     guarded.state.wroteFile(try? guarded.file?.identity())
                 } catch {

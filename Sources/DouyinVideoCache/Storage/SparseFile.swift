@@ -60,13 +60,6 @@ final class SparseFile: Sendable {
         try files.write(data, to: descriptor, at: offset)
     }
 
-    /// Allocates disk blocks for `range` ahead of writes there, the file's size unchanged (see
-    /// ``FileIO/reserve(_:at:length:)``). Unwritten reserved bytes read as zeros and are not
-    /// held: only the range index says which bytes are real.
-    func reserve(_ range: Range<Int64>) throws(SystemError) {
-        try files.reserve(descriptor, at: range.lowerBound, length: Int64(range.count))
-    }
-
     /// Reads `count` bytes at `offset`; fewer only if the file ends first.
     func read(at offset: Int64, count: Int) throws(SystemError) -> Data {
         try files.read(count, from: descriptor, at: offset)

@@ -80,7 +80,7 @@ final class StorageLedger: Sendable {
     /// Ends a download's use of its resource.
     func downloadEnded(for key: String) { releaseUse(key) }
 
-    /// The resources one ``admit(_:for:)`` evicted, for the caller to ``tell(_:)`` once it holds
+    /// The resources one ``admit(_:for:evictions:)`` evicted, for the caller to ``tell(_:)`` once it holds
     /// no lock of its own.
     struct Evictions {
         fileprivate var dropped: [(key: String, bytes: Int64)] = []
