@@ -25,7 +25,9 @@ final class ChangeHub: Sendable {
 
     private let books = LockedBox(Books())
     /// Held around computing and handing out one announcement (or a new subscriber's first
-    /// element); counts the announcements made. Taken before ``books``, never inside it.
+    /// element). Taken before ``books``, never inside it. It boxes a count of announcements,
+    /// read by nothing: a box of `Void` is zero-sized, and Thread Sanitizer reports such a
+    /// value's access as racing with the lock's own load (see `ResourceEntry.persistLock`).
     private let announcing = LockedBox(0)
 
     /// Whether anyone subscribes to `key`.
