@@ -75,7 +75,12 @@ public final class GiftComboRunner: Sendable {
     }
 
     deinit {
-        state.withLock { $0.streams.values.forEach { $0.finish() } }
+        // Finished outside the lock: a stream's termination handler may take it.
+        let streams = state.withLock { state in
+            defer { state.streams = [:] }
+            return Array(state.streams.values)
+        }
+        streams.forEach { $0.finish() }
     }
 
     /// Applies a send now.

@@ -177,6 +177,32 @@ import Testing
         #expect(watcher.window(fetchTime: .seconds(8)) > watcher.window(fetchTime: fetch))
     }
 
+    /// The window is sized from the start bytes of the items it holds, at their own gear:
+    /// a viewer on the lowest gear whose next items play the top one needs the top gear's
+    /// start fetched ahead, not the lowest's (the session of 4 Mbit/s, 200 ms to each first
+    /// byte, missed the starts of a run of quick views into top-gear items this way).
+    @Test func theWindowIsSizedFromTheGearOfTheItemsAhead() {
+        var plan = AdaptivePlan.Configuration()
+        plan.latency = .milliseconds(200)
+        var profile = SessionProfile()
+        for watch in [680, 5760] { profile.viewed(.milliseconds(watch)) }
+        let low = Self.gears[0], top = Self.gears[2]
+        let same = AdaptivePlan.windowSize(profile: profile, playing: low, ahead: [low], estimate: 4_000_000, configuration: plan)
+        let higher = AdaptivePlan.windowSize(profile: profile, playing: low, ahead: [top], estimate: 4_000_000, configuration: plan)
+        #expect(higher > same)
+        // The rule is the profile's window for the fetch time of the items ahead beside the playing gear.
+        let fetch = AdaptivePlan.startFetchTime(for: top, estimate: 4_000_000, playingBitRate: low.bitRate, configuration: plan)
+        #expect(higher == profile.window(fetchTime: fetch))
+        // The highest gear ahead counts, whichever comes first: the next item decided low
+        // while an item joining now would play the top gear, or the other way round.
+        #expect(AdaptivePlan.windowSize(profile: profile, playing: low, ahead: [low, top], estimate: 4_000_000, configuration: plan) == higher)
+        #expect(AdaptivePlan.windowSize(profile: profile, playing: low, ahead: [top, low], estimate: 4_000_000, configuration: plan) == higher)
+        // Nothing ahead known: the playing gear's own start.
+        #expect(AdaptivePlan.windowSize(profile: profile, playing: low, ahead: [], estimate: 4_000_000, configuration: plan) == same)
+        // Playing the top gear leaves less of the link for the same starts: no smaller a window.
+        #expect(AdaptivePlan.windowSize(profile: profile, playing: top, ahead: [top], estimate: 4_000_000, configuration: plan) >= higher)
+    }
+
     /// With a top-up in flight counted as held, the next one is planned beyond it, so two can
     /// overlap; the read position's own bytes are never asked twice.
     @Test func theNextTopUpIsPlannedPastTheOneInFlight() throws {

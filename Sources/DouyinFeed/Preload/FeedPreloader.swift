@@ -72,10 +72,9 @@ public final class FeedPreloader: Sendable {
     }
 
     deinit {
-        let handles = state.withLock { state -> [Handle] in
-            state.monitor?.cancel()
-            return Array(state.handles.values)
-        }
+        // Cancelled outside the lock: a cancelled task's handlers may take it.
+        let (monitor, handles) = state.withLock { state in (state.monitor, Array(state.handles.values)) }
+        monitor?.cancel()
         for handle in handles { Self.stop(handle) }
     }
 

@@ -46,8 +46,8 @@ import Foundation
 ///    there. The window says what must be held against a run of quick views; this fills the
 ///    idle time of long ones.
 ///
-/// The gear (``chooseGear(from:estimate:meanWatch:configuration:)``) and the window (a
-/// ``SessionProfile``'s ``SessionProfile/window(fetchTime:)``) come from what the session
+/// The gear (``chooseGear(from:estimate:meanWatch:configuration:)``) and the window
+/// (``windowSize(profile:playing:ahead:estimate:configuration:)``) come from what the session
 /// measured: the estimate, the time to first byte (``Configuration/latency``, set by the
 /// session from its meter) and the viewer's own watch times.
 public enum AdaptivePlan {
@@ -225,6 +225,21 @@ public enum AdaptivePlan {
         let spare = max(rate / 10, rate - Double(max(0, playingBitRate)))
         let bytes = configuration.probeBytes + gear.bytes(for: .seconds(1))
         return configuration.latency + .clampedSeconds(Double(bytes) * 8 / spare)
+    }
+
+    /// How many items ahead of the playing one the window holds for `profile`
+    /// (``SessionProfile/window(fetchTime:)``): the time one more start takes is that of the
+    /// items ahead at their own gear — the highest of `ahead` (the next item's gear as decided,
+    /// the one an item joining the window would be given now) — beside the playing gear,
+    /// `playing` (``startFetchTime(for:estimate:playingBitRate:configuration:)``); the playing
+    /// gear's own when `ahead` is empty. Items ahead may play a higher gear than the playing
+    /// one (chosen on a pace learnt since): sized from the playing gear's start bytes, a
+    /// window on a slow first byte was an item or two short, and a run of quick views into
+    /// such items found their start bytes not yet asked for.
+    public static func windowSize(profile: SessionProfile, playing: Gear, ahead: [Gear], estimate: Int64,
+                                  configuration: Configuration = Configuration()) -> Int {
+        let gear = ahead.max { $0.bitRate < $1.bitRate } ?? playing
+        return profile.window(fetchTime: startFetchTime(for: gear, estimate: estimate, playingBitRate: playing.bitRate, configuration: configuration))
     }
 
     /// The media a top-up fetches: ``Configuration/refill``, or the time to first byte when

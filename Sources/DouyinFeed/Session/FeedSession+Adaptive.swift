@@ -7,13 +7,17 @@ import Foundation
 /// player reports its position, or the playing item's cached bytes change (the cache's change
 /// stream: bytes the app's own player stores count as soon as they land). No timer of its own.
 extension FeedSession {
-    /// The items ahead of `index` in the learned window: as many as ``SessionProfile/window(fetchTime:)``
-    /// says for the time one item's start bytes take on the link as measured beside the gear
-    /// item `index` plays (``AdaptivePlan/startFetchTime(for:estimate:playingBitRate:configuration:)``).
+    /// The items ahead of `index` in the learned window: as many as
+    /// ``AdaptivePlan/windowSize(profile:playing:ahead:estimate:configuration:)`` says for the
+    /// gear item `index` plays, the next item's (as decided) and the one an item joining the
+    /// window would be given now.
     func window(after index: Int, state: State, estimate: Int64, plan: AdaptivePlan.Configuration) -> [Int] {
-        guard let gear = state.known[index]?.gear ?? items[index].playGear() else { return [] }
-        let fetchTime = AdaptivePlan.startFetchTime(for: gear, estimate: estimate, playingBitRate: gear.bitRate, configuration: plan)
-        let last = min(items.count - 1, index + state.profile.window(fetchTime: fetchTime))
+        guard let playing = state.known[index]?.gear ?? items[index].playGear() else { return [] }
+        guard index + 1 < items.count else { return [] }
+        let joining = chooseGear(index + 1, estimate: estimate, meanWatch: state.profile.meanWatch, plan: plan)
+        let ahead = [state.known[index + 1]?.gear, joining].compactMap { $0 }
+        let size = AdaptivePlan.windowSize(profile: state.profile, playing: playing, ahead: ahead, estimate: estimate, configuration: plan)
+        let last = min(items.count - 1, index + size)
         return last > index ? Array((index + 1)...last) : []
     }
 
