@@ -14,7 +14,9 @@ import Foundation
 /// over the cells: three seeds of the retention-shaped trace and one that goes back a third
 /// of the time. The bytes fetched are the origin's own count (what it sent, read or not).
 ///
-/// `SESSION_CELLS` (names as printed, e.g. `8/40,drop`; default all), `SESSION_SWIPES`
+/// `SESSION_CELLS` (names as printed, e.g. `8/40,drop`; default all; a name outside the
+/// matrix, `<Mbit/s>/<ms>` or `<Mbit/s>/<ms>@<trace 0-3>`, runs a held-out link, e.g.
+/// `3/150@1`; the trace defaults to the one that goes back often), `SESSION_SWIPES`
 /// (default 40 a trace), `SESSION_POLICIES` (default all three) and `SESSION_SPARE_REACH`
 /// (``SessionProfile/Configuration/spareReach``; 0 turns rule 5 off) and `SESSION_MAX_PRELOADS`
 /// (``AdaptivePlan/Configuration/maximumPreloadFetches``; 2 keeps two in flight) and `SESSION_PRELOADS`
@@ -28,6 +30,22 @@ enum SessionBenchmark {
         var latency: Int
         var drop: Bool
         var trace: Int
+
+        init(name: String, megabits: Double, latency: Int, drop: Bool, trace: Int) {
+            (self.name, self.megabits, self.latency, self.drop, self.trace) = (name, megabits, latency, drop, trace)
+        }
+
+        /// A link outside the matrix named `<Mbit/s>/<ms>[@<trace>]`; `nil` for another name.
+        init?(heldOut name: String, traces: Int) {
+            let pieces = name.split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false)
+            let parts = pieces[0].split(separator: "/")
+            let traceName = pieces.count > 1 ? String(pieces[1]) : nil
+            guard parts.count == 2, let megabits = Double(parts[0]), megabits > 0, megabits.isFinite,
+                  let latency = Int(parts[1]), (0...10_000).contains(latency) else { return nil }
+            let trace = traceName.flatMap(Int.init) ?? traces - 1
+            guard (0..<traces).contains(trace) else { return nil }
+            self.init(name: name, megabits: megabits, latency: latency, drop: false, trace: trace)
+        }
 
         var link: LinkSchedule {
             let base = Int64(megabits * 1e6)
@@ -84,7 +102,8 @@ enum SessionBenchmark {
             + "48 items; each policy on its own shaped origin, all three at once; μ = \(fixed(Double(top) / 1e6)) Mbit/s")
         var summary: [String] = []
         var shares: [Double] = []
-        for (number, cell) in cells.enumerated() where chosen.isEmpty || chosen.contains(cell.name) {
+        let heldOut = chosen.subtracting(cells.map(\.name)).sorted().compactMap { Cell(heldOut: $0, traces: traces.count) }
+        for (number, cell) in (cells + heldOut).enumerated() where chosen.isEmpty || chosen.contains(cell.name) {
             let (traceName, trace) = traces[cell.trace]
             let cellScratch = scratch.appendingPathComponent("cell-\(number)")
             let outcomes = try await run(cell, policies: policies, trace: trace, media: media, scratch: cellScratch, top: top)
