@@ -21,8 +21,10 @@ import Foundation
 /// (``SessionProfile/Configuration/spareReach``; 0 turns rule 5 off) and `SESSION_MAX_PRELOADS`
 /// (``AdaptivePlan/Configuration/maximumPreloadFetches``; 2 keeps two in flight) and `SESSION_PRELOADS`
 /// (``AdaptivePlan/Configuration/preloadFetches``) and `SESSION_MAX_DEPTH` (seconds,
-/// ``SessionProfile/Configuration/maxDepth``; 0 turns depth off) change the run; `SESSION_LOG=<policy>` traces that
-/// policy's decisions and views on standard error.
+/// ``SessionProfile/Configuration/maxDepth``; 0, the default, turns depth off) change the run;
+/// `SESSION_LOG=<policy>` traces that policy's decisions and views on standard error, and at
+/// the end where its unplayed bytes lie (items never shown, gears not shown, the rest in
+/// files that were shown).
 enum SessionBenchmark {
     struct Cell {
         var name: String
@@ -182,6 +184,9 @@ enum SessionBenchmark {
                     let report = await SessionReplay.run(session, trace: trace) { view in
                         guard logs else { return }
                         FileHandle.standardError.write(Data("\(started.duration(to: .now).wholeMilliseconds) \(view.line) watch_ms=\(view.watch.wholeMilliseconds) estimate=\(session.meter.estimate) latency=\(session.meter.latencyBound.map { "\($0.wholeMilliseconds)" } ?? "-") spread=\(fixed(session.meter.snapshot.spread))\n".utf8))
+                    }
+                    if logs {
+                        FileHandle.standardError.write(Data("unplayed total=\(report.unplayedBytes) items_not_shown=\(report.unplayedOfItemsNotShown) other_gears=\(report.unplayedOfOtherGears) duplicates=\(report.duplicateBytes) origin=\(report.originBytes)\n".utf8))
                     }
                     let sent = try await origin.stats().bodyBytes
                     // Bytes the origin sent that no view played: its own count less what was played.

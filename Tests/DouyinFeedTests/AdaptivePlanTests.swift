@@ -112,8 +112,10 @@ import Testing
     }
 
     @Test func skipsMakeItShallowerLongViewsDeeper() {
-        var skipper = SessionProfile()
-        var watcher = SessionProfile()
+        var deep = SessionProfile.Configuration()
+        deep.maxDepth = .seconds(2)
+        var skipper = SessionProfile(configuration: deep)
+        var watcher = SessionProfile(configuration: deep)
         let fetch = Duration.milliseconds(600)
         let prior = (skipper.window(fetchTime: fetch), skipper.depth)
         for _ in 0..<8 {
@@ -127,6 +129,10 @@ import Testing
         #expect(skipper.window(fetchTime: fetch) == 4)
         #expect(watcher.window(fetchTime: fetch) == 2)
         #expect(prior.0 == 3)
+        // Off by default: no view makes any depth.
+        var plain = SessionProfile()
+        for _ in 0..<8 { plain.viewed(.seconds(12)) }
+        #expect(plain.depth == .zero)
     }
 
     @Test func learningIsDeterministic() {

@@ -59,6 +59,13 @@ import Testing
             #expect(fetched.isSubset(of: [view.url.path]), "item \(view.item) played \(view.url.path), fetched \(fetched)")
         }
         #expect(report.views.contains { $0.started }, "something played")
+        // Where the unplayed bytes lie: none in a gear other than the one shown (one gear an
+        // item); in items never shown, every byte they received (the window past the last view).
+        #expect(report.unplayedOfOtherGears == 0)
+        let shown = Set(report.views.flatMap { bed.items[$0.item].gears.map(\.url) })
+        let unshown = session.origin.ledger.received.filter { !shown.contains($0.key) }
+        #expect(report.unplayedOfItemsNotShown == unshown.values.reduce(0) { $0 + $1.ranges.reduce(0) { $0 + Int64($1.count) } })
+        #expect(report.unplayedOfItemsNotShown <= report.unplayedBytes)
     }
 
     /// No byte range of one URL arrives twice, whatever the policy: the fixed and none

@@ -31,7 +31,8 @@ import Foundation
 ///    (``preloadHasRoom(count:remaining:estimate:configuration:)``), and a fetch that takes
 ///    the link no longer than ``Configuration/negligibleTransfer`` beyond those too
 ///    (``isNegligible(_:estimate:configuration:)``).
-/// 4. Then, only while bandwidth is spare (the estimate times ``Configuration/spareFraction``
+/// 4. Optionally (``SessionProfile/Configuration/maxDepth``, off by default), then, only
+///    while bandwidth is spare (the estimate times ``Configuration/spareFraction``
 ///    above the playing gear's bitrate), the profile's depth of each window item, nearest
 ///    first, capped at the item's buffer target: a preload never holds more ahead than the
 ///    item would hold while playing. Depth waits until the playing item holds its

@@ -12,8 +12,8 @@ import Foundation
 ///   share, as is the mean watch time) and
 ///   the mean watch time say how far into a video the viewer gets: the depth — seconds of
 ///   media preloaded beyond the start bytes — is the mean watch time less the first second,
-///   scaled by the share of views that are not skips, at most ``Configuration/maxDepth``.
-///   Skips make it shallower, long views deeper.
+///   scaled by the share of views that are not skips, at most ``Configuration/maxDepth``
+///   (zero, depth off, by default). Skips make it shallower, long views deeper.
 public struct SessionProfile: Sendable, Hashable {
     /// The learning's numbers.
     public struct Configuration: Sendable, Hashable {
@@ -42,8 +42,17 @@ public struct SessionProfile: Sendable, Hashable {
         /// watched minute instead of 82–84, so it is off until it weighs the gear and the
         /// link's trend (BENCHMARKS.md, "Feed sessions").
         public var spareReach = 0
-        /// The most seconds preloaded beyond the start bytes: 2 s by default.
-        public var maxDepth: Duration = .seconds(2)
+        /// The most seconds preloaded beyond the start bytes of window items (rule 4 of
+        /// ``AdaptivePlan``); zero (the default) turns depth off. The nearest item gets its
+        /// buffer beyond its start bytes as its lead either way; depth adds it to the items
+        /// past the nearest, early, while bandwidth is spare. In the bench (session 24, the
+        /// adaptive policy with depth at 2 s and off, side by side) it bought nothing
+        /// measurable on six links — score, ready share and stall the same within a run's
+        /// noise — and cost 2–2.5 points of the origin's bytes never played where the first
+        /// byte is slow and the viewer swipes often (4 Mbit/s at 200 ms: 10.3 % against 7.7 %;
+        /// 5 Mbit/s at 300 ms: 13.2 % against 11.0 %): the items past the nearest are the ones
+        /// a quick view or the session's end leaves unplayed (BENCHMARKS.md, "Session 24").
+        public var maxDepth: Duration = .zero
 
         /// The defaults.
         public init() {}

@@ -82,6 +82,18 @@ public enum SessionReplay {
         }
         var report = SessionReport(views: views, originBytes: ledger.bodyBytes, duplicateBytes: ledger.duplicateBytes,
                                    unplayedBytes: max(0, ledger.bodyBytes - playedReceived), gearSwitches: session.statistics.gearSwitches)
+        // Where the unplayed bytes lie: files no view showed, of items shown or not.
+        // (A feed may list one file under two items: it counts as shown if either was.)
+        let shownURLs = Set(views.map(\.url))
+        let shownItemsURLs = Set(views.flatMap { session.items[$0.item].gears.map(\.url) })
+        for (url, received) in ledger.received where !shownURLs.contains(url) {
+            let bytes = received.ranges.reduce(Int64(0)) { $0 + Int64($1.count) }
+            if shownItemsURLs.contains(url) {
+                report.unplayedOfOtherGears += bytes
+            } else {
+                report.unplayedOfItemsNotShown += bytes
+            }
+        }
         for transfer in ledger.transfers {
             guard let first = transfer.firstChunk, let last = transfer.lastChunk,
                   onScreen.contains(where: { $0.url == transfer.url && $0.from <= transfer.sent && transfer.sent < $0.to }) else { continue }

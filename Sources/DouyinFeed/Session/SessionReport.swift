@@ -69,6 +69,14 @@ public struct SessionReport: Sendable, Hashable {
     public var duplicateBytes: Int64
     /// Bytes received that no view played (duplicates included).
     public var unplayedBytes: Int64
+    /// Of ``unplayedBytes``, those of items no view showed (a window or reach the viewer
+    /// never got to); 0 when every file fetched was shown.
+    public var unplayedOfItemsNotShown: Int64 = 0
+    /// Of ``unplayedBytes``, those of a gear file other than the one its item was shown at
+    /// (chosen again, or switched down at the swipe); 0 when there were none. What is left of
+    /// ``unplayedBytes`` after these two lies in files that were shown: bytes ahead of the
+    /// read position at a swipe, and duplicates.
+    public var unplayedOfOtherGears: Int64 = 0
     /// Items whose preload gear was dropped at playback because it would have stalled.
     public var gearSwitches: Int
     /// Bytes of the playing item's transfers (requests for the gear on screen, sent while it
