@@ -46,12 +46,14 @@ public struct SessionProfile: Sendable, Hashable {
         /// ``AdaptivePlan``); zero (the default) turns depth off. The nearest item gets its
         /// buffer beyond its start bytes as its lead either way; depth adds it to the items
         /// past the nearest, early, while bandwidth is spare. In the bench (session 24, the
-        /// adaptive policy with depth at 2 s and off, side by side) it bought nothing
-        /// measurable on six links — score, ready share and stall the same within a run's
-        /// noise — and cost 2–2.5 points of the origin's bytes never played where the first
-        /// byte is slow and the viewer swipes often (4 Mbit/s at 200 ms: 10.3 % against 7.7 %;
-        /// 5 Mbit/s at 300 ms: 13.2 % against 11.0 %): the items past the nearest are the ones
-        /// a quick view or the session's end leaves unplayed (BENCHMARKS.md, "Session 24").
+        /// adaptive policy with depth at 2 s and off, side by side on six links) score, ready
+        /// share and stall stayed the same within a run's noise, and depth cost 2.2–2.6 points
+        /// of the origin's bytes never played where the first byte is slow and the viewer
+        /// swipes often (4 Mbit/s at 200 ms: 10.3 % against 7.7 %; 5 Mbit/s at 300 ms: 13.2 %
+        /// against 11.0 %): the items past the nearest are the ones a quick view or the
+        /// session's end leaves unplayed. What it bought: a quick swipe into such an item
+        /// finds media beyond its start bytes instead of waiting for a top-up's first byte
+        /// (BENCHMARKS.md, "Session 24").
         public var maxDepth: Duration = .zero
 
         /// The defaults.
