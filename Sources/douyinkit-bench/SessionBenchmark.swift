@@ -44,8 +44,8 @@ enum SessionBenchmark {
             let traceName = pieces.count > 1 ? String(pieces[1]) : nil
             guard parts.count == 2, let megabits = Double(parts[0]), megabits > 0, megabits.isFinite,
                   let latency = Int(parts[1]), (0...10_000).contains(latency) else { return nil }
-            let trace = traceName.flatMap(Int.init) ?? traces - 1
-            guard (0..<traces).contains(trace) else { return nil }
+            // A trace named but not a number is refused, not run on the default.
+            guard let trace = traceName.map({ Int($0) }) ?? traces - 1, (0..<traces).contains(trace) else { return nil }
             self.init(name: name, megabits: megabits, latency: latency, drop: false, trace: trace)
         }
 
@@ -104,7 +104,12 @@ enum SessionBenchmark {
             + "48 items; each policy on its own shaped origin, all three at once; μ = \(fixed(Double(top) / 1e6)) Mbit/s")
         var summary: [String] = []
         var shares: [Double] = []
-        let heldOut = chosen.subtracting(cells.map(\.name)).sorted().compactMap { Cell(heldOut: $0, traces: traces.count) }
+        let unknown = chosen.subtracting(cells.map(\.name)).sorted()
+        let heldOut = unknown.compactMap { Cell(heldOut: $0, traces: traces.count) }
+        for name in unknown where !heldOut.contains(where: { $0.name == name }) {
+            // Said, not skipped in silence: a typo would otherwise run nothing and report nothing.
+            FileHandle.standardError.write(Data("session: SESSION_CELLS names no cell and no link <Mbit/s>/<ms>[@0-\(traces.count - 1)]: \(name)\n".utf8))
+        }
         for (number, cell) in (cells + heldOut).enumerated() where chosen.isEmpty || chosen.contains(cell.name) {
             let (traceName, trace) = traces[cell.trace]
             let cellScratch = scratch.appendingPathComponent("cell-\(number)")

@@ -64,7 +64,7 @@ import Testing
         #expect(report.unplayedOfOtherGears == 0)
         let shown = Set(report.views.flatMap { bed.items[$0.item].gears.map(\.url) })
         let unshown = session.origin.ledger.received.filter { !shown.contains($0.key) }
-        #expect(report.unplayedOfItemsNotShown == unshown.values.reduce(0) { $0 + $1.ranges.reduce(0) { $0 + Int64($1.count) } })
+        #expect(report.unplayedOfItemsNotShown == unshown.values.reduce(0) { $0 + $1.byteCount })
         #expect(report.unplayedOfItemsNotShown <= report.unplayedBytes)
     }
 

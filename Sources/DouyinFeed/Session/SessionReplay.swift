@@ -87,11 +87,10 @@ public enum SessionReplay {
         let shownURLs = Set(views.map(\.url))
         let shownItemsURLs = Set(views.flatMap { session.items[$0.item].gears.map(\.url) })
         for (url, received) in ledger.received where !shownURLs.contains(url) {
-            let bytes = received.ranges.reduce(Int64(0)) { $0 + Int64($1.count) }
             if shownItemsURLs.contains(url) {
-                report.unplayedOfOtherGears += bytes
+                report.unplayedOfOtherGears += received.byteCount
             } else {
-                report.unplayedOfItemsNotShown += bytes
+                report.unplayedOfItemsNotShown += received.byteCount
             }
         }
         for transfer in ledger.transfers {
